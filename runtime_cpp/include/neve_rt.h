@@ -1,0 +1,210 @@
+/* neve_rt.h: the C ABI between compiled Neve code and the runtime (runtime_cpp/).
+ *
+ * The compiler (compiler/lower/) emits calls to exactly these functions; keep both in sync.
+ * Conventions:
+ *   - Reference values are pointers; NULL is nil. A NULL NvStr* is the empty string "".
+ *   - Booleans cross the ABI as int32_t (0/1); chars and u8 as int32_t (0..255).
+ *   - Functions documented "panics" never return on error: they print a runtime error
+ *     (LANGUAGE.md 13.2) located at the innermost frame's current site and exit(1).
+ *   - The compiler never passes NULL where a function says "non-nil": it checks first.
+ */
+#ifndef NEVE_RT_H
+#define NEVE_RT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ type descriptors
+ * Emitted by the compiler as constant globals for composite types; the runtime exports the
+ * descriptors of primitive types. Used by generic printing, equality, sorting, arrays. */
+enum NvKind {
+    NV_INT = 1,   /* int / i64 */
+    NV_I8, NV_I16, NV_I32, NV_U8,
+    NV_FLOAT, NV_F64, NV_BF16, NV_HALF,
+    NV_BOOL,      /* stored as one byte 0/1 */
+    NV_CHAR,      /* one byte */
+    NV_STR,       /* NvStr* */
+    NV_ARRAY,     /* NvArray*; elems[0] = element type */
+    NV_TUPLE,     /* inline struct; elems[i], offsets[i] */
+    NV_FIXED,     /* T[N] inline; elems[0], count = N */
+    NV_MAP,       /* elems[0] = K, elems[1] = V (issue 3) */
+    NV_CLASS,     /* object pointer; name = class name (issue 3) */
+    NV_CHANNEL,   /* (issue 4) */
+    NV_FUNCTION,  /* function pointer */
+    NV_BUFFER,    /* T[] (issue 7) */
+    NV_ANY,
+    NV_FOREIGN
+};
+
+typedef struct NvType {
+    int32_t kind;                       /* enum NvKind */
+    int32_t size;                       /* bytes one value occupies in memory (array slot) */
+    int32_t count;                      /* tuple: number of elements; fixed: N; else 0 */
+    int32_t has_ptrs;                   /* 1 if a value may contain GC pointers */
+    const struct NvType* const* elems;  /* see NvKind */
+    const int64_t* offsets;             /* tuple element byte offsets */
+    const char* name;                   /* class / foreign type name, or the type's spelling */
+} NvType;
+
+extern const NvType nv_type_int, nv_type_i8, nv_type_i16, nv_type_i32, nv_type_u8,
+    nv_type_float, nv_type_f64, nv_type_bf16, nv_type_half, nv_type_bool, nv_type_char,
+    nv_type_str;
+
+/* ------------------------------------------------------------------ values */
+typedef struct NvStr {
+    int64_t len;
+    const char* data;                   /* not NUL-terminated in general */
+} NvStr;
+
+typedef struct NvArray {
+    int64_t len;
+    int64_t cap;
+    char* data;                         /* len * elem->size bytes in use */
+    const NvType* elem;
+} NvArray;
+
+/* ------------------------------------------------------------------ frames and errors
+ * Every Neve function that may raise a runtime error keeps an NvFrame on its native stack,
+ * linked through the thread-local nv_top_frame (initial-exec TLS). Before each call and each
+ * check, the compiled code stores the current site: (line << 32) | col. */
+typedef struct NvFuncInfo {
+    const char* name;                   /* "average", "main", "Account.deposit" */
+    const char* file;                   /* source path as shown in diagnostics */
+} NvFuncInfo;
+
+typedef struct NvFrame {
+    struct NvFrame* prev;
+    const NvFuncInfo* fn;
+    int64_t site;
+} NvFrame;
+
+extern __thread NvFrame* nv_top_frame;
+
+/* Print "file:line:col: runtime error: MSG", the trace ("  at fn (file:line:col)", innermost
+ * first), flush stdout first, exit(1). */
+void nv_panic(const char* msg) __attribute__((noreturn));
+void nv_panic_str(const NvStr* msg) __attribute__((noreturn));
+/* "index 7 out of range for array of length 5"; what: 0 array, 1 str, 2 fixed array */
+void nv_panic_index(int64_t idx, int64_t len, int32_t what) __attribute__((noreturn));
+/* "integer division by zero" (modulo = 0) or "integer modulo by zero" (modulo = 1) */
+void nv_panic_divzero(int32_t modulo) __attribute__((noreturn));
+/* "called NAME() on nil TYPE" */
+void nv_panic_nil_call(const char* method, const char* type) __attribute__((noreturn));
+/* "assertion failed: MSG" (just "assertion failed" when msg is empty) */
+void nv_assert_fail(const NvStr* msg) __attribute__((noreturn));
+
+/* ------------------------------------------------------------------ process */
+/* Called first by the generated C `main`: GC_INIT, stack-overflow handler (sigaltstack +
+ * SIGSEGV on the guard page -> "stack overflow" runtime error), stdout buffering, argv. */
+void nv_init(int argc, char** argv);
+/* Called when Neve `main` returns: flush stdout; returns the process exit status (0). */
+int nv_finish(void);
+void nv_exit(int64_t code) __attribute__((noreturn));   /* flush, exit(code) at once */
+void nv_flush(void);
+NvArray* nv_argv(void);                                   /* array<str>, [0] = program path */
+NvStr* nv_getenv(const NvStr* name, const NvStr* dflt);
+
+/* ------------------------------------------------------------------ memory (bdwgc) */
+void* nv_alloc(int64_t size);            /* zeroed, may hold pointers */
+void* nv_alloc_atomic(int64_t size);     /* zeroed, never scanned */
+
+/* ------------------------------------------------------------------ formatting and printing
+ * A NvBuf lives on the caller's stack (the compiler allocas NV_BUF_SIZE bytes, 8-aligned);
+ * nv_buf_init must be called first; write/to_str release its heap part. */
+#define NV_BUF_SIZE 256
+typedef struct NvBuf {
+    char* data;
+    int64_t len;
+    int64_t cap;
+    char small[NV_BUF_SIZE - 24];
+} NvBuf;
+
+void nv_buf_init(NvBuf* b);
+void nv_fmt_i64(NvBuf* b, int64_t v);          /* also i8..i32 (sign-extended), u8 (zext) */
+void nv_fmt_f32(NvBuf* b, float v);            /* shortest round-trip text of the float (10.1) */
+void nv_fmt_f64(NvBuf* b, double v);
+void nv_fmt_bool(NvBuf* b, int32_t v);         /* true / false */
+void nv_fmt_char(NvBuf* b, int32_t c);         /* the byte itself */
+void nv_fmt_str(NvBuf* b, const NvStr* s);     /* its bytes; "" for NULL */
+void nv_fmt_cstr(NvBuf* b, const char* s);     /* NUL-terminated literal text */
+/* Any value by descriptor, as print shows it (arrays [1, 2], tuples (1, "x"), str elements
+ * quoted with escapes, char elements in single quotes). p points at the value in memory
+ * (for NV_STR/NV_ARRAY: at the pointer). */
+void nv_fmt_value(NvBuf* b, const void* p, const NvType* t);
+/* Write the buffer (plus '\n' if newline) in one piece: fd 1 = stdout (buffered, thread-safe),
+ * fd 2 = stderr (stdout flushed first). Releases the buffer. */
+void nv_buf_write(NvBuf* b, int32_t newline, int32_t fd);
+NvStr* nv_buf_to_str(NvBuf* b);               /* new string; releases the buffer */
+
+/* ------------------------------------------------------------------ strings (14.5, 14.6) */
+NvStr* nv_str_new(const char* data, int64_t len);        /* copies */
+NvStr* nv_str_concat(const NvStr* a, const NvStr* b);
+int32_t nv_str_eq(const NvStr* a, const NvStr* b);
+int32_t nv_str_cmp(const NvStr* a, const NvStr* b);      /* <0, 0, >0 bytewise */
+int32_t nv_str_at(const NvStr* s, int64_t i);            /* checked index (negatives from end); panics */
+/* Slice: missing lo is 0, missing hi is INT64_MAX; negatives count from the end; clamped. */
+NvStr* nv_str_slice(const NvStr* s, int64_t lo, int64_t hi);
+NvArray* nv_str_split(const NvStr* s, const NvStr* sep); /* empty fields kept; empty sep panics */
+NvArray* nv_str_split_ws(const NvStr* s);
+NvStr* nv_str_strip(const NvStr* s);
+NvStr* nv_str_lstrip(const NvStr* s);
+NvStr* nv_str_rstrip(const NvStr* s);
+int32_t nv_str_startswith(const NvStr* s, const NvStr* p);
+int32_t nv_str_endswith(const NvStr* s, const NvStr* p);
+int64_t nv_str_find(const NvStr* s, const NvStr* sub, int64_t start);
+int64_t nv_str_count(const NvStr* s, const NvStr* sub);
+NvStr* nv_str_replace(const NvStr* s, const NvStr* old, const NvStr* neu);
+NvStr* nv_str_lower(const NvStr* s);
+NvStr* nv_str_upper(const NvStr* s);
+NvStr* nv_str_join(const NvStr* sep, const NvArray* parts);   /* parts: array<str>, non-nil */
+/* Parsing (14.6); panics with e.g. `to_int: invalid integer "12x"`. */
+int64_t nv_to_int(const NvStr* s);
+float nv_to_float(const NvStr* s);
+double nv_to_f64(const NvStr* s);
+
+/* ------------------------------------------------------------------ arrays (14.4)
+ * All take non-nil arrays (the compiler checks nil first). Slots are elem->size bytes. */
+NvArray* nv_array_new(const NvType* elem, int64_t len);      /* len zeroed elements */
+void* nv_array_push(NvArray* a);           /* grow by one zeroed slot at the end; its address */
+void* nv_array_insert(NvArray* a, int64_t i); /* open a zeroed slot at i (0..len, negatives from end); panics */
+void nv_array_extend(NvArray* a, const NvArray* b);
+void nv_array_pop(NvArray* a, void* out);  /* copy last into out, shrink; "pop from empty array" */
+void nv_array_remove_at(NvArray* a, int64_t i, void* out);   /* checked index; panics */
+void nv_array_clear(NvArray* a);
+NvArray* nv_array_clone(const NvArray* a);
+NvArray* nv_array_slice(const NvArray* a, int64_t lo, int64_t hi); /* as nv_str_slice */
+int64_t nv_array_index(const NvArray* a, const void* v);     /* -1 if absent; equality as 4.3 */
+void nv_array_reverse(NvArray* a);
+void nv_array_sort(NvArray* a);            /* numbers, char, str, bool ascending; stable */
+/* reduce/scan over numeric elements; op: 0 '+', 1 '*', 2 min, 3 max. reduce writes one element
+ * to out ("min of empty array" / "max of empty array" for empty min/max). */
+void nv_array_reduce(const NvArray* a, int32_t op, void* out);
+NvArray* nv_array_scan(const NvArray* a, int32_t op);
+/* equality of two values of type t (arrays: lengths and elements; tuples: elements; str: bytes;
+ * numbers by value; other references by identity) */
+int32_t nv_value_eq(const void* a, const void* b, const NvType* t);
+
+NvArray* nv_arange_int(int64_t a, int64_t b, int64_t step);   /* step 0 panics */
+NvArray* nv_arange_float(float a, float b, float step);
+NvArray* nv_fill_int(int64_t n, int64_t v);    /* zeros_int / ones_int */
+NvArray* nv_fill_float(int64_t n, float v);
+
+/* ------------------------------------------------------------------ numbers */
+int64_t nv_pow_i64(int64_t a, int64_t b);     /* b < 0 panics "negative exponent in pow" */
+float nv_bf16_to_f32(int32_t bits);
+int32_t nv_f32_to_bf16(float v);              /* round to nearest even */
+
+/* ------------------------------------------------------------------ time (14.2) */
+void nv_start_timer(void);
+float nv_end_timer(void);                     /* prints "Elapsed time: S seconds." ms returned */
+double nv_clock(void);
+double nv_time(void);
+void nv_sleep(double seconds);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
