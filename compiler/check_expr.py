@@ -1,0 +1,599 @@
+"""Expression checking: literal adaptation, operators (4.2-4.4), conversions (3.3), indexing."""
+from __future__ import annotations
+
+import math
+import struct
+
+from . import ast as A
+from . import tir as T
+from .diagnostics import Diagnostics, Span
+from .types import (ArrayT, BufferT, ChannelT, FixedT, FuncT, MapT, Prim, TupleT, Type, INT,
+                    FLOAT, F64, BOOL, CHAR, STR, VOID, NIL, ANY, PRIMS, INT_RANGE, is_int,
+                    is_float, is_numeric, widens_to, common_numeric)
+
+ARITH = ("+", "-", "*", "/", "//", "%", "/|")
+COMPARE = ("==", "!=", "<", "<=", ">", ">=")
+OPNAME = {"+": "add", "-": "sub", "*": "mul", "/": "div", "//": "floordiv", "%": "mod",
+          "/|": "ceildiv", "&": "and", "|": "or", "xor": "xor", "<<": "shl", ">>": "shr"}
+FLT_MAX = 3.4028234663852886e38
+
+
+class Abandon(Exception):
+    """Stop checking the current statement after its error has been reported."""
+
+
+def edit_distance(a: str, b: str) -> int:
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def similar(name: str, candidates) -> str | None:
+    best, best_d = None, max(1, len(name) // 3) + 1
+    for c in candidates:
+        if c.startswith("."):
+            continue
+        d = edit_distance(name, c)
+        if d < best_d:
+            best, best_d = c, d
+    return best
+
+
+def is_lit_expr(e) -> bool:
+    """A numeric literal or an operation built only from numeric literals (3.3)."""
+    while isinstance(e, A.Paren):
+        e = e.expr
+    if isinstance(e, (A.IntLit, A.FloatLit)):
+        return True
+    if isinstance(e, A.Unary) and e.op in ("-", "+"):
+        return is_lit_expr(e.operand)
+    if isinstance(e, A.Binary) and e.op in ARITH + ("<<", ">>", "&", "|", "xor"):
+        return is_lit_expr(e.left) and is_lit_expr(e.right)
+    return False
+
+
+def round_f32(x: float) -> float:
+    try:
+        return struct.unpack("f", struct.pack("f", x))[0]
+    except OverflowError:
+        return math.copysign(math.inf, x)
+
+
+class ExprChecker:
+    def __init__(self, diags: Diagnostics) -> None:
+        self.diags = diags
+        self.scope = None
+        self.cur_func: T.FuncSym | None = None
+        self.functions: dict[str, T.FuncSym] = {}
+
+    # ------------------------------------------------------------ helpers
+    def error(self, span: Span, msg: str, hint: str | None = None) -> None:
+        self.diags.error(span, msg, hint)
+
+    def fail(self, span: Span, msg: str, hint: str | None = None):
+        self.error(span, msg, hint)
+        raise Abandon()
+
+    def mark_raises(self) -> None:
+        if self.cur_func is not None:
+            self.cur_func.raises_directly = True
+
+    # ------------------------------------------------------------ types
+    def resolve_type(self, te, allow_void: bool = False) -> Type:
+        if isinstance(te, A.TypeName):
+            n = te.name
+            if te.module is not None:
+                self.fail(te.span, f"unknown type '{te.module}.{n}'")
+            if n == "void":
+                if not allow_void:
+                    self.fail(te.span, "'void' is only a return type")
+                return VOID
+            if n in PRIMS:
+                return PRIMS[n]
+            if n == "array":
+                self._nargs(te, 1)
+                return ArrayT(self.resolve_type(te.args[0]))
+            if n == "map":
+                self._nargs(te, 2)
+                return MapT(self.resolve_type(te.args[0]), self.resolve_type(te.args[1]))
+            if n == "tuple":
+                if len(te.args) < 2:
+                    self.fail(te.span, "a tuple type needs at least two element types")
+                return TupleT(tuple(self.resolve_type(a) for a in te.args))
+            if n == "channel":
+                self._nargs(te, 1)
+                return ChannelT(self.resolve_type(te.args[0]))
+            if n == "Function":
+                if not te.args:
+                    self.fail(te.span, "Function needs a return type: Function<R, A...>")
+                return FuncT(self.resolve_type(te.args[0], allow_void=True),
+                             tuple(self.resolve_type(a) for a in te.args[1:]))
+            hint = None
+            cand = similar(n, list(PRIMS) + ["array", "map", "tuple", "channel", "Function"])
+            if cand:
+                hint = f"did you mean '{cand}'?"
+            self.fail(te.span, f"unknown type '{n}'", hint)
+        if isinstance(te, A.BufferType):
+            return BufferT(self.resolve_type(te.elem))
+        if isinstance(te, A.FixedArrayType):
+            elem = self.resolve_type(te.elem)
+            n = self.const_int(te.size)
+            if n is None:
+                self.fail(te.size.span, "the size of a fixed array must be a constant integer")
+            if n < 0:
+                self.fail(te.size.span, "the size of a fixed array cannot be negative")
+            return FixedT(elem, n)
+        self.fail(te.span, "unsupported type")
+
+    def _nargs(self, te: A.TypeName, n: int) -> None:
+        if len(te.args) != n:
+            self.fail(te.span, f"{te.name} takes {n} type argument{'s' if n > 1 else ''}")
+
+    def const_int(self, e) -> int | None:
+        """Value of a constant integer expression (3.3), or None."""
+        try:
+            v = self.fold(e, INT)
+        except (ZeroDivisionError, _NotConst):
+            return None
+        return v if isinstance(v, int) else None
+
+    # ------------------------------------------------------------ constant folding (3.3)
+    def fold(self, e, ty: Type):
+        """Evaluate a literal expression with its literals taking type `ty` (exact Python
+        ints for integer types, floats rounded per step for `float`)."""
+        while isinstance(e, A.Paren):
+            e = e.expr
+        if isinstance(e, A.IntLit):
+            return float(e.value) if is_float(ty) else e.value
+        if isinstance(e, A.FloatLit):
+            if not is_float(ty):
+                raise _NotConst()
+            v = float(e.text)
+            return round_f32(v) if ty != F64 else v
+        if isinstance(e, A.Unary) and e.op in ("-", "+"):
+            v = self.fold(e.operand, ty)
+            return -v if e.op == "-" else v
+        if isinstance(e, A.Binary):
+            a, b = self.fold(e.left, ty), self.fold(e.right, ty)
+            op = e.op
+            if is_float(ty):
+                if op == "+": r = a + b
+                elif op == "-": r = a - b
+                elif op == "*": r = a * b
+                elif op == "/": r = a / b if b != 0 else (math.copysign(math.inf, a) if a else math.nan)
+                else:
+                    raise _NotConst()
+                return round_f32(r) if ty != F64 else r
+            if op == "/":
+                raise _NotConst()
+            if op == "+": return a + b
+            if op == "-": return a - b
+            if op == "*": return a * b
+            if op == "//": return a // b
+            if op == "%": return a % b
+            if op == "/|": return -((-a) // b)
+            if op == "&": return a & b
+            if op == "|": return a | b
+            if op == "xor": return a ^ b
+            if op in ("<<", ">>"):
+                raise _NotConst()
+        raise _NotConst()
+
+    def literal_in(self, e, ty: Type) -> T.Expr | None:
+        """The literal expression e adapted to numeric type ty, or None if it does not fit."""
+        if not (is_numeric(ty) or ty == CHAR):
+            return None
+        try:
+            v = self.fold(e, ty)
+        except (ZeroDivisionError, _NotConst):
+            return None
+        if ty == CHAR or is_int(ty):
+            if not isinstance(v, int):
+                return None
+            lo, hi = INT_RANGE[ty.name]
+            if not lo <= v <= hi:
+                return None
+            return T.Const(ty, e.span, v)
+        if math.isinf(v) and not self._has_inf_text(e):
+            return None
+        return T.Const(ty, e.span, v)
+
+    @staticmethod
+    def _has_inf_text(e) -> bool:
+        return False
+
+    def adapt_literal(self, e, ty: Type) -> T.Expr:
+        """Check literal expression e where ty is expected: adapt, or report why not."""
+        c = self.literal_in(e, ty)
+        if c is not None:
+            return c
+        try:
+            v = self.fold(e, ty)
+        except ZeroDivisionError:
+            return self.expr_plain(e)
+        except _NotConst:
+            return self.expr_plain(e)
+        if isinstance(v, int) and (is_int(ty) or ty == CHAR):
+            self.fail(e.span, f"constant {v} does not fit in {ty}")
+        if isinstance(v, float) and math.isinf(v):
+            self.fail(e.span, f"constant is not finite in {ty}")
+        return self.expr_plain(e)
+
+    # ------------------------------------------------------------ conversions
+    def convertible(self, src: Type, dst: Type) -> bool:
+        if src == dst:
+            return True
+        if src == NIL:
+            return dst.is_ref
+        if dst == ANY:
+            return src.is_ref
+        return widens_to(src, dst)
+
+    def coerce(self, e: T.Expr, dst: Type, span: Span, what: str | None = None) -> T.Expr:
+        """Implicit conversion of 3.3, or an error `expected DST, got SRC`."""
+        src = e.type
+        if src == dst:
+            return e
+        if src == NIL and dst.is_ref:
+            return T.Const(dst, e.span, None)
+        if self.convertible(src, dst):
+            return T.Cast(dst, e.span, e)
+        if src == VOID:
+            self.fail(span, "a void call has no value")
+        prefix = f"{what}: " if what else ""
+        hint = None
+        if src == STR and (is_numeric(dst)):
+            hint = f"parse text with to_{'int' if is_int(dst) else 'float'}(...)"
+        elif is_numeric(src) and is_numeric(dst):
+            hint = f"convert explicitly: {dst}(...)"
+        self.fail(span, f"{prefix}expected {dst}, got {src}", hint)
+
+    def coerce_int(self, e: T.Expr, span: Span) -> T.Expr:
+        if not (is_int(e.type) or e.type == CHAR):
+            self.fail(span, f"expected an integer, got {e.type}")
+        return self.coerce(e, INT, span) if e.type != INT else e
+
+    def condition(self, e) -> T.Expr:
+        c = self.expr(e)
+        return self.truth(c, e.span)
+
+    def truth(self, c: T.Expr, span: Span) -> T.Expr:
+        t = c.type
+        if t == BOOL:
+            return c
+        if t == STR:
+            self.fail(span, "a str is not a condition", "write s.size() > 0")
+        if is_numeric(t) or t == CHAR:
+            return T.Cmp(BOOL, c.span, "!=", c, T.Const(t, c.span, 0), t)
+        if t.is_ref:
+            return T.Cmp(BOOL, c.span, "!=", c, T.Const(t, c.span, None), t)
+        self.fail(span, f"a {t} is not a condition")
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, e, expected: Type | None = None, allow_void: bool = False) -> T.Expr:
+        if expected is not None and (is_numeric(expected) or expected == CHAR) and is_lit_expr(e):
+            r = self.adapt_literal(e, expected)
+        else:
+            r = self.expr_plain(e, expected)
+        if r.type == VOID and not allow_void:
+            self.fail(e.span, "a void call has no value")
+        return r
+
+    def expr_plain(self, e, expected: Type | None = None) -> T.Expr:
+        meth = getattr(self, "ex_" + type(e).__name__, None)
+        if meth is None:
+            self.fail(e.span, f"{type(e).__name__} expressions are not supported yet")
+        return meth(e, expected)
+
+    def ex_Paren(self, e: A.Paren, expected):
+        return self.expr(e.expr, expected, allow_void=True)
+
+    def ex_IntLit(self, e: A.IntLit, expected):
+        if e.value > 2**63 - 1:
+            self.fail(e.span, "integer literal too large",
+                      "2^63 is only allowed right after unary minus")
+        return T.Const(INT, e.span, e.value)
+
+    def ex_FloatLit(self, e: A.FloatLit, expected):
+        v = round_f32(float(e.text))
+        if math.isinf(v):
+            self.fail(e.span, "float literal is not finite in float", "use f64")
+        return T.Const(FLOAT, e.span, v)
+
+    def ex_BoolLit(self, e: A.BoolLit, expected):
+        return T.Const(BOOL, e.span, e.value)
+
+    def ex_NilLit(self, e: A.NilLit, expected):
+        if expected is not None and expected.is_ref:
+            return T.Const(expected, e.span, None)
+        return T.Const(NIL, e.span, None)
+
+    def ex_CharLit(self, e: A.CharLit, expected):
+        return T.Const(CHAR, e.span, e.value)
+
+    def ex_StrLit(self, e: A.StrLit, expected):
+        return T.Const(STR, e.span, e.value)
+
+    def ex_Name(self, e: A.Name, expected):
+        v = self.scope.lookup(e.id) if self.scope else None
+        if v is not None:
+            return T.Local(v.type, e.span, v)
+        from .builtins import builtin_value
+        r = builtin_value(self, e, expected)
+        if r is not None:
+            return r
+        if e.id in self.functions:
+            self.fail(e.span, "function values are not supported yet")
+        cands = (self.scope.visible_names() if self.scope else []) + list(self.functions)
+        s = similar(e.id, cands)
+        self.fail(e.span, f"unknown variable '{e.id}'", f"did you mean '{s}'?" if s else None)
+
+    def ex_Unary(self, e: A.Unary, expected):
+        if e.op == "not":
+            return T.Unop(BOOL, e.span, "not", self.condition(e.operand))
+        if e.op == "-" and isinstance(e.operand, A.IntLit) and e.operand.value == 2**63:
+            return T.Const(INT, e.span, -(2**63))
+        x = self.expr(e.operand)
+        t = x.type
+        if t == CHAR:
+            x, t = T.Cast(INT, x.span, x), INT
+        if not is_numeric(t):
+            self.fail(e.span, f"operator '{e.op}' is not defined for {x.type}")
+        if t.name in ("bf16", "half"):
+            x, t = T.Cast(FLOAT, x.span, x), FLOAT
+        if e.op == "+":
+            return x
+        return T.Unop(t, e.span, "neg", x)
+
+    def ex_Logical(self, e: A.Logical, expected):
+        return T.Logic(BOOL, e.span, e.op, self.condition(e.left), self.condition(e.right))
+
+    def ex_Binary(self, e: A.Binary, expected):
+        if e.op in COMPARE:
+            for side in (e.left, e.right):
+                if isinstance(side, A.Binary) and side.op in COMPARE:
+                    self.fail(e.span, "comparisons do not chain", "write a < b and b < c")
+        if e.op == "offby":
+            self.fail(e.span, "buffers (offby) are not supported yet")
+        lt, rt = is_lit_expr(e.left), is_lit_expr(e.right)
+        if lt and not rt:
+            r = self.expr(e.right)
+            l = self.literal_in(e.left, r.type) or self.expr(e.left)
+        elif rt and not lt:
+            l = self.expr(e.left)
+            r = self.literal_in(e.right, l.type) or self.expr(e.right)
+        else:
+            l = self.expr(e.left)
+            r = self.expr(e.right)
+        return self.apply_binary(e.op, l, r, e.span)
+
+    def binary_typed(self, op: str, left: T.Expr, right_ast, span: Span, old_ast=None,
+                     right_typed: T.Expr | None = None) -> T.Expr:
+        """`left op right` where left is already typed (compound assignment, loop steps)."""
+        if right_typed is None:
+            if is_lit_expr(right_ast):
+                r = self.literal_in(right_ast, left.type) or self.expr(right_ast)
+            else:
+                r = self.expr(right_ast)
+        else:
+            r = right_typed
+        return self.apply_binary(op, left, r, span)
+
+    def apply_binary(self, op: str, l: T.Expr, r: T.Expr, span: Span) -> T.Expr:
+        lt, rt = l.type, r.type
+        num = lambda t: is_numeric(t) or t == CHAR
+        if op == "+" and (lt == STR or rt == STR):
+            ok = lambda t: t in (STR, CHAR, BOOL) or is_numeric(t)
+            if ok(lt) and ok(rt):
+                parts = (l.parts if isinstance(l, T.StrCat) else [l]) + [r]
+                return T.StrCat(STR, span, parts)
+            self.fail(span, f"operator '+' is not defined for {lt} and {rt}")
+        if op in ARITH:
+            if not (num(lt) and num(rt)):
+                self.fail(span, f"operator '{op}' is not defined for {lt} and {rt}")
+            ct = common_numeric(lt, rt)
+            if op == "/" and is_int(ct):
+                ct = FLOAT
+            if op == "/|" and not is_int(ct):
+                self.fail(span, f"operator '/|' is not defined for {lt} and {rt}",
+                          "'/|' is integer ceiling division")
+            if is_int(ct) and op in ("//", "%", "/|"):
+                self.mark_raises()
+            return T.Binop(ct, span, OPNAME[op], self.cast(l, ct), self.cast(r, ct))
+        if op in COMPARE:
+            return self.compare(op, l, r, span)
+        if op in ("&", "|", "xor"):
+            if lt == BOOL and rt == BOOL:
+                return T.Binop(BOOL, span, OPNAME[op], l, r)
+            if is_int(lt) or lt == CHAR:
+                if is_int(rt) or rt == CHAR:
+                    ct = common_numeric(lt, rt)
+                    return T.Binop(ct, span, OPNAME[op], self.cast(l, ct), self.cast(r, ct))
+            self.fail(span, f"operator '{op}' is not defined for {lt} and {rt}")
+        if op in ("<<", ">>"):
+            if (is_int(lt) or lt == CHAR) and (is_int(rt) or rt == CHAR):
+                if lt == CHAR:
+                    l, lt = self.cast(l, INT), INT
+                return T.Binop(lt, span, OPNAME[op], l, self.cast(r, lt))
+            self.fail(span, f"operator '{op}' is not defined for {lt} and {rt}")
+        self.fail(span, f"operator '{op}' is not defined for {lt} and {rt}")
+
+    def cast(self, e: T.Expr, t: Type) -> T.Expr:
+        if e.type == t:
+            return e
+        if isinstance(e, T.Const) and e.value is not None and (is_numeric(t) or t == CHAR):
+            v = e.value
+            if is_float(t):
+                v = float(v)
+                v = v if t == F64 else round_f32(v)
+            elif isinstance(v, bool):
+                v = int(v)
+            if isinstance(v, float) and is_int(t):
+                return T.Cast(t, e.span, e)
+            return T.Const(t, e.span, v)
+        return T.Cast(t, e.span, e)
+
+    def compare(self, op: str, l: T.Expr, r: T.Expr, span: Span) -> T.Expr:
+        lt, rt = l.type, r.type
+        num = lambda t: is_numeric(t) or t == CHAR
+        if num(lt) and num(rt):
+            ct = CHAR if lt == rt == CHAR else common_numeric(lt, rt)
+            if ct.name in ("bf16", "half"):
+                ct = FLOAT
+            return T.Cmp(BOOL, span, op, self.cast(l, ct), self.cast(r, ct), ct)
+        if lt == rt == STR:
+            return T.Cmp(BOOL, span, op, l, r, STR)
+        if op in ("==", "!="):
+            if lt == rt == BOOL:
+                return T.Cmp(BOOL, span, op, l, r, BOOL)
+            if lt == NIL and rt.is_ref:
+                return T.Cmp(BOOL, span, op, T.Const(rt, l.span, None), r, rt)
+            if rt == NIL and lt.is_ref:
+                return T.Cmp(BOOL, span, op, l, T.Const(lt, r.span, None), lt)
+            if lt == rt == NIL:
+                return T.Const(BOOL, span, op == "==")
+            if lt == rt and isinstance(lt, (ArrayT, TupleT, FixedT)) or (lt == rt and lt.is_ref):
+                return T.Cmp(BOOL, span, op, l, r, lt)
+        if lt == rt and isinstance(lt, (ArrayT, TupleT, FixedT)) or lt == BOOL == rt:
+            self.fail(span, f"operator '{op}' is not defined for {lt} and {rt}",
+                      "only == and != compare these")
+        self.fail(span, f"cannot compare {lt} and {rt}")
+
+    def ex_Index(self, e: A.Index, expected):
+        obj = self.expr(e.obj)
+        t = obj.type
+        if isinstance(t, TupleT):
+            i = self.const_int(e.index)
+            if i is None:
+                self.fail(e.index.span, "a tuple index must be a constant integer")
+            n = len(t.elems)
+            if not -n <= i < n:
+                self.fail(e.index.span, f"tuple index {i} out of range for {t}")
+            i %= n
+            return T.IndexGet(t.elems[i], e.span, obj, T.Const(INT, e.index.span, i))
+        idx = self.coerce_int(self.expr(e.index, expected=INT), e.index.span)
+        if isinstance(t, (ArrayT, FixedT)):
+            self.mark_raises()
+            return T.IndexGet(t.elem, e.span, obj, idx)
+        if t == STR:
+            self.mark_raises()
+            return T.IndexGet(CHAR, e.span, obj, idx)
+        self.fail(e.span, f"cannot index a value of type {t}")
+
+    def ex_Slice(self, e: A.Slice, expected):
+        obj = self.expr(e.obj)
+        if not (isinstance(obj.type, ArrayT) or obj.type == STR):
+            self.fail(e.span, f"cannot slice a value of type {obj.type}")
+        lo = self.coerce_int(self.expr(e.lo, expected=INT), e.lo.span) if e.lo else None
+        hi = self.coerce_int(self.expr(e.hi, expected=INT), e.hi.span) if e.hi else None
+        if isinstance(obj.type, ArrayT):
+            self.mark_raises()      # nil array
+        return T.SliceGet(obj.type, e.span, obj, lo, hi)
+
+    def ex_ArrayLit(self, e: A.ArrayLit, expected):
+        if isinstance(expected, ArrayT):
+            et = expected.elem
+            elems = [self.coerce(self.expr(x, expected=et), et, x.span) for x in e.elems]
+            return T.ArrayNew(expected, e.span, elems)
+        if isinstance(expected, FixedT):
+            if len(e.elems) != expected.n:
+                self.fail(e.span, f"expected {expected.n} elements for {expected}, got {len(e.elems)}")
+            et = expected.elem
+            elems = [self.coerce(self.expr(x, expected=et), et, x.span) for x in e.elems]
+            return T.FixedNew(expected, e.span, elems)
+        if not e.elems:
+            self.fail(e.span, "cannot infer the type of []", "declare the type: array<int> xs = []")
+        elems = [self.expr(x) for x in e.elems]
+        et = elems[0].type
+        for x in elems[1:]:
+            if x.type != et:
+                if is_numeric(et) and is_numeric(x.type):
+                    et = common_numeric(et, x.type)
+                elif x.type == NIL and et.is_ref:
+                    pass
+                elif et == NIL and x.type.is_ref:
+                    et = x.type
+                else:
+                    self.fail(x.span, f"array elements must have one type: {et} and {x.type}")
+        if et == NIL:
+            self.fail(e.span, "cannot infer the element type of an array of nil")
+        elems = [self.coerce(x, et, x.span) for x in elems]
+        return T.ArrayNew(ArrayT(et), e.span, elems)
+
+    def ex_TupleLit(self, e: A.TupleLit, expected):
+        if isinstance(expected, TupleT) and len(expected.elems) == len(e.elems):
+            elems = [self.coerce(self.expr(x, expected=t), t, x.span)
+                     for x, t in zip(e.elems, expected.elems)]
+        else:
+            elems = [self.expr(x) for x in e.elems]
+            for x in elems:
+                if x.type == NIL:
+                    self.fail(x.span, "cannot infer the type of nil in a tuple")
+        return T.TupleNew(TupleT(tuple(x.type for x in elems)), e.span, elems)
+
+    def ex_Convert(self, e: A.Convert, expected):
+        dst = self.resolve_type(e.type)
+        x = self.expr(e.arg) if not is_lit_expr(e.arg) or not is_numeric(dst) else \
+            (self.literal_in(e.arg, dst) or self.expr(e.arg))
+        return self.explicit_convert(x, dst, e.span, e.arg.span)
+
+    def explicit_convert(self, x: T.Expr, dst: Type, span: Span, arg_span: Span) -> T.Expr:
+        src = x.type
+        if src == dst:
+            return x
+        if dst == STR:
+            return T.StrCat(STR, span, [x])
+        num = lambda t: is_numeric(t) or t == CHAR
+        if dst == BOOL:
+            if src == STR:
+                self.fail(span, "bool() of a str is not allowed", "write s.size() > 0")
+            if num(src) or src.is_ref:
+                return self.truth(x, arg_span)
+        if num(dst):
+            if src == STR:
+                fn = "to_int" if is_int(dst) or dst == CHAR else "to_float"
+                self.fail(span, f"cannot convert str to {dst}", f"parse text with {fn}(...)")
+            if num(src) or src == BOOL:
+                return T.Cast(dst, span, x)
+        if self.convertible(src, dst):
+            return self.coerce(x, dst, span)
+        self.fail(span, f"cannot convert {src} to {dst}")
+
+    def ex_Call(self, e: A.Call, expected):
+        from .builtins import check_call
+        return check_call(self, e, expected)
+
+    def ex_Attribute(self, e: A.Attribute, expected):
+        self.fail(e.span, f"no member '{e.name}' in {self.expr(e.obj).type}")
+
+    def ex_Fold(self, e: A.Fold, expected):
+        x = self.expr(e.operand)
+        if not isinstance(x.type, ArrayT) or not is_numeric(x.type.elem):
+            self.fail(e.span, f"'{e.kind} {e.op}' needs an array of numbers, got {x.type}")
+        self.mark_raises()
+        opc = {"+": 0, "*": 1, "min": 2, "max": 3}[e.op]
+        if e.kind == "reduce":
+            return T.Builtin(x.type.elem, e.span, "array.reduce", [x], opc)
+        return T.Builtin(x.type, e.span, "array.scan", [x], opc)
+
+    def ex_MapIt(self, e: A.MapIt, expected):
+        src = self.expr(e.operand)
+        if not isinstance(src.type, ArrayT):
+            self.fail(e.operand.span, f"mapit needs an array, got {src.type}")
+        self.scope.push()
+        if self.scope.lookup(e.var) is not None:
+            self.fail(e.var_span, f"'{e.var}' is already declared in this function")
+        var = T.Var(e.var, src.type.elem, e.var_span)
+        self.scope.declare(var)
+        body = self.expr(e.body)
+        self.scope.pop()
+        self.mark_raises()
+        return T.Builtin(ArrayT(body.type), e.span, "array.mapit", [src, body], var)
+
+
+class _NotConst(Exception):
+    pass

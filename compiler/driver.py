@@ -1,0 +1,155 @@
+"""Runs the compiler stages in order (lex, parse, check, lower, optimise, emit), each timed.
+
+This is the plug-in entry nsm calls. Every unexpected exception becomes one
+`internal compiler error` diagnostic (exit status 3); bad input never shows a traceback.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .diagnostics import CompileError, Diagnostic, Diagnostics, Span
+
+STAGES = ("tokens", "ast", "typed", "ir", "llvm", "asm", "obj")
+EXIT_ERROR, EXIT_ICE = 1, 3
+
+
+class InternalError(Exception):
+    """An unexpected failure inside the compiler, reported as `internal compiler error`."""
+
+
+@dataclass
+class Result:
+    """What one compilation produced. `object` holds object-file bytes, `interface` the
+    exported interface (JSON-ready), `dump` the text of an --emit stage."""
+    ok: bool
+    diags: Diagnostics
+    object: bytes | None = None
+    interface: dict | None = None
+    dump: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    exit_code: int = 0
+
+
+def read_source(path: str, diags: Diagnostics) -> str | None:
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        diags.error(None, f"cannot read {path}: {e.strerror}")
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[:e.start].count(b"\n") + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        diags.error(Span(path, line, col), "source is not valid UTF-8")
+        return None
+    diags.add_source(path, text)
+    return text
+
+
+def compile_file(path: str, *, release: bool = False, emit: str | None = None,
+                 check_only: bool = False) -> Result:
+    """Compile one root module. With `emit`, stop after that stage and return its text."""
+    diags = Diagnostics()
+    res = Result(False, diags)
+    try:
+        _compile(path, release, emit, check_only, res)
+    except CompileError:
+        pass
+    except RecursionError:
+        diags.error(None, "internal compiler error: input nests too deeply for the compiler")
+        res.exit_code = EXIT_ICE
+        return res
+    except Exception as e:  # noqa: BLE001 - the driver boundary: no tracebacks for users
+        import traceback
+        where = traceback.extract_tb(e.__traceback__)[-1]
+        msg = f"internal compiler error: {type(e).__name__}: {e} " \
+              f"(at {os.path.basename(where.filename)}:{where.lineno})"
+        diags.items.append(Diagnostic(None, msg))
+        res.exit_code = EXIT_ICE
+        res.ok = False
+        return res
+    if diags.has_errors:
+        res.ok = False
+        res.exit_code = EXIT_ERROR
+    else:
+        res.ok = True
+    return res
+
+
+def _timed(res: Result, stage: str, fn, *args, **kw):
+    t0 = time.perf_counter()
+    try:
+        return fn(*args, **kw)
+    finally:
+        res.timings[stage] = time.perf_counter() - t0
+
+
+def _compile(path: str, release: bool, emit: str | None, check_only: bool, res: Result) -> None:
+    from .lexer import tokenize
+    from .parser import parse_module
+    diags = res.diags
+    src = read_source(path, diags)
+    if src is None:
+        return
+    tokens = _timed(res, "lex", tokenize, src, path, diags)
+    if emit == "tokens":
+        res.dump = "\n".join(repr(t) for t in tokens) + "\n"
+        return
+    if diags.has_errors:
+        return
+    module = _timed(res, "parse", parse_module, tokens, path, diags)
+    if emit == "ast":
+        from .astdump import dump
+        res.dump = dump(module) + "\n"
+        return
+    if diags.has_errors:
+        return
+    from .checker import Checker
+    program = _timed(res, "check", Checker(module, diags).check)
+    if diags.has_errors:
+        return
+    if emit == "typed":
+        from .astdump import dump
+        res.dump = "\n".join(dump(f) for f in program.functions) + "\n"
+        return
+    res.interface = interface_of(program)
+    if check_only:
+        return
+    from .backends import cpu
+    from .lower.core import Lowerer
+    tm = cpu.target_machine()
+    lowerer = Lowerer(program, tm.target_data, cpu.triple(), release=release,
+                      module_name=os.path.basename(path))
+    llmod = _timed(res, "lower", lowerer.lower)
+    text = str(llmod)
+    if emit == "ir":
+        res.dump = text
+        return
+    mod = _timed(res, "verify", cpu.parse, text)
+    _timed(res, "optimise", cpu.optimize, mod, tm, 3 if release else 2)
+    if emit == "llvm":
+        res.dump = str(mod)
+        return
+    if emit == "asm":
+        res.dump = cpu.emit_assembly(mod, tm)
+        return
+    res.object = _timed(res, "codegen", cpu.emit_object, mod, tm)
+
+
+def interface_of(program) -> dict:
+    """The exported interface of a module: its top-level functions and their signatures."""
+    return {
+        "module": program.path,
+        "functions": {f.name: {"symbol": f.symbol, "ret": str(f.ret),
+                               "params": [[p.name, str(p.type)] for p in f.params]}
+                      for f in program.functions if f.name != "main"},
+    }
+
+
+def interface_json(iface: dict) -> str:
+    return json.dumps(iface, indent=1, sort_keys=True) + "\n"

@@ -1,0 +1,287 @@
+"""Lowering core: typed IR program -> llvmlite module; types, descriptors, frames, functions."""
+from __future__ import annotations
+
+import struct
+
+from llvmlite import ir
+
+from .. import tir as T
+from ..types import (ArrayT, BufferT, ChannelT, FixedT, FuncT, MapT, Prim, TupleT, Type, ClassT,
+                     has_pointers)
+from . import runtime_abi as R
+from .exprs import ExprLowering
+from .stmts import StmtLowering
+from .intrinsics import IntrinsicLowering
+
+PRIM_LL = {"int": R.I64, "i8": R.I8, "i16": R.I16, "i32": R.I32, "u8": R.I8, "float": R.F32,
+           "f64": R.F64, "bf16": R.I16, "half": R.HALF, "bool": R.I1, "char": R.I8,
+           "str": R.PTR, "any": R.PTR, "nil": R.PTR, "void": R.VOID}
+
+
+class FuncState:
+    """Per-function lowering state."""
+
+    def __init__(self, sym: T.FuncSym, fn: ir.Function) -> None:
+        self.sym = sym
+        self.fn = fn
+        self.vars: dict[T.Var, ir.Value] = {}
+        self.frame: ir.Value | None = None
+        self.ret_slot: ir.Value | None = None
+        self.exit_block: ir.Block | None = None
+        self.loops: list[tuple[ir.Block, ir.Block]] = []   # (continue target, break target)
+        self.placeholder: ir.Value | None = None
+        self.entry_builder: ir.IRBuilder | None = None
+
+
+class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
+    def __init__(self, program: T.Program, target_data, triple: str, *, release: bool = False,
+                 module_name: str = "neve") -> None:
+        self.program = program
+        self.td = target_data
+        self.release = release
+        self.module = ir.Module(name=module_name)
+        self.module.triple = triple
+        self.module.data_layout = str(target_data)
+        self.funcs: dict[T.FuncSym, ir.Function] = {}
+        self.descs: dict[Type, ir.GlobalVariable] = {}
+        self.cstrs: dict[bytes, ir.Value] = {}
+        self.strs: dict[bytes, ir.Value] = {}
+        self.fs: FuncState | None = None
+        self.b: ir.IRBuilder | None = None
+        self._n = 0
+        tls = ir.GlobalVariable(self.module, R.PTR, "nv_top_frame")
+        tls.linkage = "external"
+        tls.storage_class = "thread_local(initialexec)"
+        self.tls_top = tls
+
+    # ------------------------------------------------------------ entry
+    def lower(self) -> ir.Module:
+        for f in self.program.functions:
+            self.declare_func(f)
+        for f in self.program.functions:
+            self.lower_function(f)
+        if self.program.main is not None:
+            self.emit_c_main()
+        return self.module
+
+    def declare_func(self, f: T.FuncSym) -> ir.Function:
+        if f in self.funcs:
+            return self.funcs[f]
+        fnty = ir.FunctionType(self.llty(f.ret), [self.llty(p.type) for p in f.params])
+        fn = ir.Function(self.module, fnty, name=f.symbol)
+        fn.linkage = "internal" if f.name != "main" else "external"
+        self.funcs[f] = fn
+        return fn
+
+    def emit_c_main(self) -> None:
+        fnty = ir.FunctionType(R.I32, [R.I32, R.PTR.as_pointer()])
+        fn = ir.Function(self.module, fnty, name="main")
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        b.call(R.declare(self.module, "nv_init"), list(fn.args))
+        b.call(self.funcs[self.program.main], [])
+        b.ret(b.call(R.declare(self.module, "nv_finish"), []))
+
+    # ------------------------------------------------------------ types
+    def llty(self, t: Type) -> ir.Type:
+        if isinstance(t, Prim):
+            return PRIM_LL[t.name]
+        if isinstance(t, TupleT):
+            return ir.LiteralStructType([self.mem_ty(e) for e in t.elems])
+        if isinstance(t, FixedT):
+            return ir.ArrayType(self.mem_ty(t.elem), t.n)
+        return R.PTR
+
+    def mem_ty(self, t: Type) -> ir.Type:
+        """Type of a value stored in memory (array slots, tuple fields): bool is one byte."""
+        if t == Prim("bool"):
+            return R.I8
+        return self.llty(t)
+
+    def to_mem(self, v: ir.Value, t: Type) -> ir.Value:
+        if t == Prim("bool"):
+            return self.b.zext(v, R.I8)
+        return v
+
+    def from_mem(self, v: ir.Value, t: Type) -> ir.Value:
+        if t == Prim("bool"):
+            return self.b.icmp_unsigned("!=", v, ir.Constant(R.I8, 0))
+        return v
+
+    def size_of(self, t: Type) -> int:
+        return self.mem_ty(t).get_abi_size(self.td)
+
+    # ------------------------------------------------------------ constants
+    def unique(self, prefix: str) -> str:
+        self._n += 1
+        return f"{prefix}.{self._n}"
+
+    def cstr(self, text: str | bytes) -> ir.Value:
+        """A pointer to a NUL-terminated constant."""
+        data = text.encode() if isinstance(text, str) else text
+        if data in self.cstrs:
+            return self.cstrs[data]
+        arr = bytearray(data) + b"\0"
+        ty = ir.ArrayType(R.I8, len(arr))
+        gv = ir.GlobalVariable(self.module, ty, self.unique(".cstr"))
+        gv.global_constant = True
+        gv.linkage = "private"
+        gv.unnamed_addr = True
+        gv.initializer = ir.Constant(ty, arr)
+        ptr = gv.bitcast(R.PTR)
+        self.cstrs[data] = ptr
+        return ptr
+
+    def str_const(self, data: bytes) -> ir.Value:
+        """An NvStr constant (pointer); the empty string is NULL."""
+        if not data:
+            return ir.Constant(R.PTR, None)
+        if data in self.strs:
+            return self.strs[data]
+        chars = self.cstr(data)
+        gv = ir.GlobalVariable(self.module, R.NVSTR, self.unique(".str"))
+        gv.global_constant = True
+        gv.linkage = "private"
+        gv.initializer = ir.Constant(R.NVSTR, [ir.Constant(R.I64, len(data)), chars])
+        ptr = gv.bitcast(R.PTR)
+        self.strs[data] = ptr
+        return ptr
+
+    def desc(self, t: Type) -> ir.Value:
+        """Pointer to the NvType descriptor of t (8.x: used by generic runtime functions)."""
+        if isinstance(t, Prim) and t.name not in ("nil", "void", "any"):
+            name = "nv_type_" + ("int" if t.name == "i64" else t.name)
+            gv = self.module.globals.get(name)
+            if gv is None:
+                gv = ir.GlobalVariable(self.module, R.NVTYPE, name)
+                gv.linkage = "external"
+                gv.global_constant = True
+            return gv.bitcast(R.PTR)
+        if t in self.descs:
+            return self.descs[t].bitcast(R.PTR)
+        gv = ir.GlobalVariable(self.module, R.NVTYPE, self.unique(".type"))
+        gv.global_constant = True
+        gv.linkage = "internal"
+        self.descs[t] = gv
+        null = ir.Constant(R.PTR, None)
+        elems, offsets, count = null, null, 0
+        if isinstance(t, ArrayT):
+            kind, elist = "array", [t.elem]
+        elif isinstance(t, FixedT):
+            kind, elist, count = "fixed", [t.elem], t.n
+        elif isinstance(t, TupleT):
+            kind, elist, count = "tuple", list(t.elems), len(t.elems)
+            st = self.llty(t)
+            offs = [st.get_element_offset(self.td, i) for i in range(len(t.elems))]
+            oty = ir.ArrayType(R.I64, len(offs))
+            og = ir.GlobalVariable(self.module, oty, self.unique(".offs"))
+            og.global_constant = True
+            og.linkage = "internal"
+            og.initializer = ir.Constant(oty, offs)
+            offsets = og.bitcast(R.PTR)
+        elif isinstance(t, MapT):
+            kind, elist = "map", [t.key, t.val]
+        elif isinstance(t, ClassT):
+            kind, elist = "class", []
+        elif isinstance(t, ChannelT):
+            kind, elist = "channel", [t.elem]
+        elif isinstance(t, FuncT):
+            kind, elist = "function", []
+        elif isinstance(t, BufferT):
+            kind, elist = "buffer", [t.elem]
+        else:
+            kind, elist = "any", []
+        if elist:
+            aty = ir.ArrayType(R.PTR, len(elist))
+            eg = ir.GlobalVariable(self.module, aty, self.unique(".elems"))
+            eg.global_constant = True
+            eg.linkage = "internal"
+            eg.initializer = ir.Constant(aty, [self.desc(e) for e in elist])
+            elems = eg.bitcast(R.PTR)
+        gv.initializer = ir.Constant(R.NVTYPE, [
+            ir.Constant(R.I32, R.KIND[kind]), ir.Constant(R.I32, self.size_of(t)),
+            ir.Constant(R.I32, count), ir.Constant(R.I32, int(has_pointers(t))),
+            elems, offsets, self.cstr(str(t))])
+        return gv.bitcast(R.PTR)
+
+    # ------------------------------------------------------------ functions and frames
+    def lower_function(self, f: T.FuncSym) -> None:
+        fn = self.funcs[f]
+        fs = FuncState(f, fn)
+        self.fs = fs
+        entry = fn.append_basic_block("entry")
+        body = fn.append_basic_block("body")
+        fs.entry_builder = ir.IRBuilder(entry)
+        self.b = ir.IRBuilder(body)
+        fs.exit_block = fn.append_basic_block("exit")
+        if f.ret != Prim("void"):
+            fs.ret_slot = self.alloca(self.llty(f.ret), "ret")
+            fs.entry_builder.store(ir.Constant(self.llty(f.ret), None), fs.ret_slot)
+        if f.may_raise:
+            info = ir.GlobalVariable(self.module, R.NVFUNCINFO, self.unique(".fn"))
+            info.global_constant = True
+            info.linkage = "internal"
+            info.initializer = ir.Constant(R.NVFUNCINFO, [self.cstr(f.name), self.cstr(f.span.file)])
+            eb = fs.entry_builder
+            frame = self.alloca(R.NVFRAME, "frame")
+            prev = eb.load(self.tls_top)
+            eb.store(prev, eb.gep(frame, [ir.Constant(R.I32, 0), ir.Constant(R.I32, 0)]))
+            eb.store(info.bitcast(R.PTR), eb.gep(frame, [ir.Constant(R.I32, 0), ir.Constant(R.I32, 1)]))
+            eb.store(ir.Constant(R.I64, 0), eb.gep(frame, [ir.Constant(R.I32, 0), ir.Constant(R.I32, 2)]))
+            eb.store(eb.bitcast(frame, R.PTR), self.tls_top)
+            fs.frame = frame
+            fs.frame_prev = prev
+        for p, arg in zip(f.params, fn.args):
+            slot = self.alloca(self.llty(p.type), p.name)
+            fs.entry_builder.store(arg, slot)
+            fs.vars[p] = slot
+        self.lower_block(f.body)
+        if not self.b.block.is_terminated:
+            self.b.branch(fs.exit_block)
+        fs.entry_builder.branch(body)
+        xb = ir.IRBuilder(fs.exit_block)
+        if fs.frame is not None:
+            xb.store(fs.frame_prev, self.tls_top)
+        if fs.ret_slot is not None:
+            xb.ret(xb.load(fs.ret_slot))
+        else:
+            xb.ret_void()
+        self.fs = None
+
+    def alloca(self, ty: ir.Type, name: str = "") -> ir.Value:
+        """An entry-block slot (promoted to a register by mem2reg)."""
+        eb = self.fs.entry_builder
+        return eb.alloca(ty, name=name)
+
+    def set_site(self, span) -> None:
+        """Record the current source position in this function's frame (before calls/checks)."""
+        if self.fs.frame is None or span is None:
+            return
+        site = (span.line << 32) | span.col
+        p = self.b.gep(self.fs.frame, [ir.Constant(R.I32, 0), ir.Constant(R.I32, 2)])
+        self.b.store(ir.Constant(R.I64, site), p)
+
+    def rt(self, name: str, *args) -> ir.Value:
+        return self.b.call(R.declare(self.module, name), list(args))
+
+    def panic_call(self, span, name: str, *args) -> None:
+        """Call a noreturn runtime panic at span, then mark the block unreachable."""
+        self.set_site(span)
+        self.rt(name, *args)
+        self.b.unreachable()
+
+    def check(self, cond_ok: ir.Value, span, name: str, *args) -> None:
+        """Branch to a cold panic block when cond_ok is false."""
+        ok = self.b.append_basic_block("ok")
+        bad = self.b.append_basic_block("bad")
+        self.b.cbranch(cond_ok, ok, bad)
+        self.b.position_at_end(bad)
+        self.panic_call(span, name, *args)
+        self.b.position_at_end(ok)
+
+
+def f32_bits_ok(v: float) -> bool:
+    try:
+        struct.pack("f", v)
+        return True
+    except OverflowError:
+        return False

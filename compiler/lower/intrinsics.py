@@ -1,0 +1,261 @@
+"""Lowering of tir.Builtin intrinsics to runtime calls and LLVM intrinsics."""
+from __future__ import annotations
+
+from llvmlite import ir
+
+from .. import tir as T
+from ..types import ArrayT, Prim, INT, FLOAT, F64, is_int, is_float, is_signed
+from . import runtime_abi as R
+
+# Builtins that lower to one runtime call with the same arguments.
+DIRECT = {
+    "flush": "nv_flush", "argv": "nv_argv", "getenv": "nv_getenv",
+    "start_timer": "nv_start_timer", "end_timer": "nv_end_timer", "clock": "nv_clock",
+    "time": "nv_time", "sleep": "nv_sleep", "arange_int": "nv_arange_int",
+    "arange_float": "nv_arange_float", "to_int": "nv_to_int", "to_float": "nv_to_float",
+    "to_f64": "nv_to_f64", "pow_int": "nv_pow_i64",
+    "str.strip": "nv_str_strip", "str.lstrip": "nv_str_lstrip", "str.rstrip": "nv_str_rstrip",
+    "str.lower": "nv_str_lower", "str.upper": "nv_str_upper", "str.split": "nv_str_split",
+    "str.split_ws": "nv_str_split_ws", "str.find": "nv_str_find", "str.count": "nv_str_count",
+    "str.replace": "nv_str_replace", "str.join": "nv_str_join",
+}
+RAISING = {"arange_int", "arange_float", "to_int", "to_float", "to_f64", "pow_int", "str.split",
+           "str.join"}
+BOOL_RESULT = {"str.startswith": "nv_str_startswith", "str.endswith": "nv_str_endswith"}
+MATH_F32 = {"exp": "expf", "log": "logf", "log2": "log2f", "sin": "sinf", "cos": "cosf",
+            "tanh": "tanhf", "pow": "powf"}
+MATH_F64 = {"exp": "exp", "log": "log", "log2": "log2", "sin": "sin", "cos": "cos",
+            "tanh": "tanh", "pow": "pow"}
+LLVM_MATH = {"sqrt": "llvm.sqrt", "floor": "llvm.floor", "ceil": "llvm.ceil",
+             "round": "llvm.roundeven"}
+
+
+class IntrinsicLowering:
+    def ex_Builtin(self, e: T.Builtin) -> ir.Value:
+        name = e.name
+        if name in DIRECT:
+            args = [self.expr(a) for a in e.args]
+            if name in RAISING:
+                self.set_site(e.span)
+            if name.startswith("str.join"):
+                self.nil_check(args[1], e.span, "join", ArrayT(Prim("str")))
+            return self.rt(DIRECT[name], *args)
+        if name in BOOL_RESULT:
+            args = [self.expr(a) for a in e.args]
+            r = self.rt(BOOL_RESULT[name], *args)
+            return self.b.icmp_signed("!=", r, ir.Constant(R.I32, 0))
+        meth = getattr(self, "bi_" + name.replace(".", "_"), None)
+        if meth is None:
+            raise AssertionError(f"no lowering for builtin {name}")
+        return meth(e)
+
+    # ------------------------------------------------------------ process / printing
+    def bi_print(self, e: T.Builtin):
+        newline, fd = e.extra
+        buf = self.new_buf()
+        for a in e.args:
+            self.fmt(buf, self.expr(a), a.type)
+        self.rt("nv_buf_write", buf, ir.Constant(R.I32, int(newline)), ir.Constant(R.I32, fd))
+
+    def bi_exit(self, e: T.Builtin):
+        self.rt("nv_exit", self.expr(e.args[0]))
+        self.b.unreachable()
+        self.b.position_at_end(self.b.append_basic_block("after.exit"))
+
+    def bi_assert(self, e: T.Builtin):
+        cond = self.expr(e.args[0])
+        ok = self.b.append_basic_block("assert.ok")
+        bad = self.b.append_basic_block("assert.fail")
+        self.b.cbranch(cond, ok, bad)
+        self.b.position_at_end(bad)
+        msg = self.expr(e.args[1])
+        self.panic_call(e.span, "nv_assert_fail", msg)
+        self.b.position_at_end(ok)
+
+    # ------------------------------------------------------------ numbers
+    def bi_min(self, e: T.Builtin):
+        return self.minmax(e, "<")
+
+    def bi_max(self, e: T.Builtin):
+        return self.minmax(e, ">")
+
+    def minmax(self, e: T.Builtin, op: str):
+        a, b = self.expr(e.args[0]), self.expr(e.args[1])
+        t = e.type
+        if is_float(t):
+            name = "llvm.minnum" if op == "<" else "llvm.maxnum"
+            fn = self.module.declare_intrinsic(name, [a.type])
+            return self.b.call(fn, [a, b])
+        c = self.compare(op, a, b, t, e.span)
+        return self.b.select(c, a, b)
+
+    def bi_abs(self, e: T.Builtin):
+        x = self.expr(e.args[0])
+        if is_float(e.type):
+            return self.intrinsic1("llvm.fabs", x)
+        if not is_signed(e.type):
+            return x
+        neg = self.b.icmp_signed("<", x, ir.Constant(x.type, 0))
+        return self.b.select(neg, self.b.neg(x), x)
+
+    def bi_pow(self, e: T.Builtin):
+        a, b = self.expr(e.args[0]), self.expr(e.args[1])
+        fn = (MATH_F64 if e.type == F64 else MATH_F32)["pow"]
+        return self.rt(fn, a, b)
+
+    def math1(self, e: T.Builtin):
+        x = self.expr(e.args[0])
+        if e.name in LLVM_MATH:
+            return self.intrinsic1(LLVM_MATH[e.name], x)
+        fn = (MATH_F64 if e.type == F64 else MATH_F32)[e.name]
+        return self.rt(fn, x)
+
+    bi_sqrt = bi_exp = bi_log = bi_log2 = bi_sin = bi_cos = bi_tanh = math1
+    bi_floor = bi_ceil = bi_round = math1
+
+    def bi_isnan(self, e: T.Builtin):
+        x = self.expr(e.args[0])
+        return self.b.fcmp_unordered("uno", x, x)
+
+    def bi_isinf(self, e: T.Builtin):
+        x = self.expr(e.args[0])
+        ax = self.intrinsic1("llvm.fabs", x)
+        return self.b.fcmp_ordered("==", ax, ir.Constant(x.type, float("inf")))
+
+    def bi_to_char(self, e: T.Builtin):
+        return self.b.trunc(self.expr(e.args[0]), R.I8)
+
+    def bi_float_to_bf16(self, e: T.Builtin):
+        return self.rt_trunc_bf16(self.expr(e.args[0]))
+
+    def bi_bf16_to_float(self, e: T.Builtin):
+        return self.rt_bf16_to_f32(self.expr(e.args[0]))
+
+    def bi_zeros_int(self, e):
+        return self.rt("nv_fill_int", self.expr(e.args[0]), ir.Constant(R.I64, 0))
+
+    def bi_ones_int(self, e):
+        return self.rt("nv_fill_int", self.expr(e.args[0]), ir.Constant(R.I64, 1))
+
+    def bi_zeros_float(self, e):
+        return self.rt("nv_fill_float", self.expr(e.args[0]), ir.Constant(R.F32, 0.0))
+
+    def bi_ones_float(self, e):
+        return self.rt("nv_fill_float", self.expr(e.args[0]), ir.Constant(R.F32, 1.0))
+
+    # ------------------------------------------------------------ strings
+    def bi_str_size(self, e: T.Builtin):
+        return self.str_len(self.expr(e.args[0]))
+
+    def bi_str_contains(self, e: T.Builtin):
+        s, sub = self.expr(e.args[0]), self.expr(e.args[1])
+        r = self.rt("nv_str_find", s, sub, ir.Constant(R.I64, 0))
+        return self.b.icmp_signed(">=", r, ir.Constant(R.I64, 0))
+
+    # ------------------------------------------------------------ arrays
+    def receiver(self, e: T.Builtin, method: str) -> ir.Value:
+        arr = self.expr(e.args[0])
+        self.nil_check(arr, e.span, method, e.args[0].type)
+        return arr
+
+    def bi_array_len(self, e: T.Builtin):
+        return self.array_len(self.expr(e.args[0]))
+
+    def bi_array_size(self, e: T.Builtin):
+        arr = self.receiver(e, "size")
+        return self.b.load(self.array_field(arr, 0))
+
+    def bi_array_append(self, e: T.Builtin):
+        arr = self.receiver(e, "append")
+        et = e.args[0].type.elem
+        v = self.expr(e.args[1])
+        slot = self.rt("nv_array_push", arr)
+        self.b.store(self.to_mem(v, et), self.b.bitcast(slot, self.mem_ty(et).as_pointer()))
+
+    def bi_array_insert(self, e: T.Builtin):
+        arr = self.receiver(e, "insert")
+        et = e.args[0].type.elem
+        i = self.expr(e.args[1])
+        v = self.expr(e.args[2])
+        self.set_site(e.span)
+        slot = self.rt("nv_array_insert", arr, i)
+        self.b.store(self.to_mem(v, et), self.b.bitcast(slot, self.mem_ty(et).as_pointer()))
+
+    def bi_array_extend(self, e: T.Builtin):
+        arr = self.receiver(e, "extend")
+        other = self.expr(e.args[1])
+        self.nil_check(other, e.span, "extend", e.args[1].type)
+        self.rt("nv_array_extend", arr, other)
+
+    def out_slot_call(self, e: T.Builtin, fn: str, *extra) -> ir.Value:
+        et = e.args[0].type.elem
+        arr = self.receiver(e, e.name.split(".")[1])
+        slot = self.alloca(self.mem_ty(et))
+        args = [self.expr(a) for a in extra]
+        self.set_site(e.span)
+        self.rt(fn, arr, *args, self.b.bitcast(slot, R.PTR))
+        return self.from_mem(self.b.load(slot), et)
+
+    def bi_array_pop(self, e: T.Builtin):
+        return self.out_slot_call(e, "nv_array_pop")
+
+    def bi_array_remove_at(self, e: T.Builtin):
+        return self.out_slot_call(e, "nv_array_remove_at", e.args[1])
+
+    def bi_array_reduce(self, e: T.Builtin):
+        et = e.type
+        arr = self.receiver(e, {0: "sum", 1: "prod", 2: "min", 3: "max"}[e.extra])
+        slot = self.alloca(self.mem_ty(et))
+        self.set_site(e.span)
+        self.rt("nv_array_reduce", arr, ir.Constant(R.I32, e.extra), self.b.bitcast(slot, R.PTR))
+        return self.b.load(slot)
+
+    def bi_array_scan(self, e: T.Builtin):
+        arr = self.receiver(e, "scan")
+        return self.rt("nv_array_scan", arr, ir.Constant(R.I32, e.extra))
+
+    def simple_array(self, e: T.Builtin):
+        arr = self.receiver(e, e.name.split(".")[1])
+        return self.rt("nv_" + e.name.replace(".", "_"), arr)
+
+    bi_array_clear = bi_array_clone = bi_array_reverse = bi_array_sort = simple_array
+
+    def array_index(self, e: T.Builtin) -> ir.Value:
+        arr = self.receiver(e, e.name.split(".")[1])
+        et = e.args[0].type.elem
+        v = self.expr(e.args[1])
+        slot = self.spill(self.to_mem(v, et))
+        return self.rt("nv_array_index", arr, self.b.bitcast(slot, R.PTR))
+
+    def bi_array_index(self, e: T.Builtin):
+        return self.array_index(e)
+
+    def bi_array_contains(self, e: T.Builtin):
+        return self.b.icmp_signed(">=", self.array_index(e), ir.Constant(R.I64, 0))
+
+    def bi_array_mapit(self, e: T.Builtin):
+        src_t: ArrayT = e.args[0].type
+        out_t: ArrayT = e.type
+        var: T.Var = e.extra
+        arr = self.receiver(e, "mapit")
+        n = self.b.load(self.array_field(arr, 0))
+        out = self.rt("nv_array_new", self.desc(out_t.elem), n)
+        slot = self.alloca(self.llty(var.type), var.name)
+        self.fs.vars[var] = slot
+        idx = self.alloca(R.I64, "mapit.i")
+        self.b.store(ir.Constant(R.I64, 0), idx)
+
+        def cond():
+            return self.b.icmp_signed("<", self.b.load(idx), n)
+
+        def body():
+            i = self.b.load(idx)
+            self.b.store(self.from_mem(self.b.load(self.elem_ptr(arr, i, src_t.elem)), src_t.elem), slot)
+            v = self.expr(e.args[1])
+            self.b.store(self.to_mem(v, out_t.elem), self.elem_ptr(out, i, out_t.elem))
+
+        def step():
+            self.b.store(self.b.add(self.b.load(idx), ir.Constant(R.I64, 1)), idx)
+
+        self.loop(cond, body, step)
+        return out

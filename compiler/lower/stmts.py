@@ -1,0 +1,226 @@
+"""Lowering of typed statements: declarations, assignments, branches, loops, returns."""
+from __future__ import annotations
+
+from llvmlite import ir
+
+from .. import tir as T
+from ..types import ArrayT, FixedT, TupleT, STR, CHAR
+from . import runtime_abi as R
+
+
+class StmtLowering:
+    def lower_block(self, blk: T.Block) -> None:
+        for s in blk.body:
+            if self.b.block.is_terminated:
+                # unreachable code after return/break: give it a block of its own
+                self.b.position_at_end(self.b.append_basic_block("dead"))
+            self.stmt(s)
+
+    def stmt(self, s: T.Stmt) -> None:
+        getattr(self, "st_" + type(s).__name__)(s)
+
+    def st_Block(self, s: T.Block) -> None:
+        self.lower_block(s)
+
+    def st_ExprStmt(self, s: T.ExprStmt) -> None:
+        self.expr(s.expr)
+
+    def st_Decl(self, s: T.Decl) -> None:
+        v = self.expr(s.init)
+        slot = self.fs.vars.get(s.var)
+        if slot is None:
+            slot = self.alloca(self.llty(s.var.type), s.var.name)
+            self.fs.vars[s.var] = slot
+        self.b.store(v, slot)
+
+    def store_to(self, target: T.Expr, v: ir.Value) -> None:
+        addr = self.address(target)
+        self.b.store(self.to_mem(v, target.type) if not isinstance(target, T.Local) else v, addr)
+
+    def st_Assign(self, s: T.Assign) -> None:
+        if s.compound:
+            addr = self.address(s.target)
+            is_local = isinstance(s.target, T.Local)
+            old = self.b.load(addr)
+            self.fs.placeholder = old if is_local else self.from_mem(old, s.target.type)
+            v = self.expr(s.value)
+            self.b.store(v if is_local else self.to_mem(v, s.target.type), addr)
+            return
+        v = self.expr(s.value)
+        self.store_to(s.target, v)
+
+    def st_MultiAssign(self, s: T.MultiAssign) -> None:
+        if len(s.values) == 1:
+            tup = self.expr(s.values[0])
+            tt: TupleT = s.values[0].type
+            vals = [self.convert(self.from_mem(self.b.extract_value(tup, i), et), et, t.type)
+                    for i, (et, t) in enumerate(zip(tt.elems, s.targets))]
+        else:
+            vals = [self.expr(v) for v in s.values]
+        for t, v in zip(s.targets, vals):
+            self.store_to(t, v)
+
+    def st_Return(self, s: T.Return) -> None:
+        if s.value is not None:
+            v = self.expr(s.value)
+            self.b.store(v, self.fs.ret_slot)
+        self.b.branch(self.fs.exit_block)
+
+    def st_Break(self, s: T.Break) -> None:
+        self.b.branch(self.fs.loops[-1][1])
+
+    def st_Continue(self, s: T.Continue) -> None:
+        self.b.branch(self.fs.loops[-1][0])
+
+    def st_If(self, s: T.If) -> None:
+        cond = self.expr(s.cond)
+        then = self.b.append_basic_block("if.then")
+        end = self.b.append_basic_block("if.end")
+        other = self.b.append_basic_block("if.else") if s.orelse is not None else end
+        self.b.cbranch(cond, then, other)
+        self.b.position_at_end(then)
+        self.lower_block(s.then)
+        if not self.b.block.is_terminated:
+            self.b.branch(end)
+        if s.orelse is not None:
+            self.b.position_at_end(other)
+            self.lower_block(s.orelse)
+            if not self.b.block.is_terminated:
+                self.b.branch(end)
+        self.b.position_at_end(end)
+
+    def loop(self, cond_fn, body_fn, step_fn=None) -> None:
+        """Emit `while cond { body; step }` with continue -> step and break -> end."""
+        head = self.b.append_basic_block("loop.head")
+        body = self.b.append_basic_block("loop.body")
+        step = self.b.append_basic_block("loop.step")
+        end = self.b.append_basic_block("loop.end")
+        self.b.branch(head)
+        self.b.position_at_end(head)
+        self.b.cbranch(cond_fn(), body, end)
+        self.b.position_at_end(body)
+        self.fs.loops.append((step, end))
+        body_fn()
+        self.fs.loops.pop()
+        if not self.b.block.is_terminated:
+            self.b.branch(step)
+        self.b.position_at_end(step)
+        if step_fn is not None:
+            step_fn()
+        self.b.branch(head)
+        self.b.position_at_end(end)
+
+    def st_While(self, s: T.While) -> None:
+        self.loop(lambda: self.expr(s.cond), lambda: self.lower_block(s.body))
+
+    def st_ForC(self, s: T.ForC) -> None:
+        slot = self.alloca(self.llty(s.var.type), s.var.name)
+        self.fs.vars[s.var] = slot
+        self.b.store(self.expr(s.start), slot)
+        self.loop(lambda: self.expr(s.cond), lambda: self.lower_block(s.body),
+                  lambda: self.b.store(self.expr(s.step), slot))
+
+    def st_ForEach(self, s: T.ForEach) -> None:
+        it = s.iterable.type
+        var_slot = self.alloca(self.llty(s.var.type), s.var.name)
+        self.fs.vars[s.var] = var_slot
+        idx = self.alloca(R.I64, "idx")
+        self.b.store(ir.Constant(R.I64, 0), idx)
+        if isinstance(it, ArrayT):
+            arr = self.expr(s.iterable)
+            n0 = self.array_len(arr)
+
+            def cond():
+                i = self.b.load(idx)
+                n = self.array_len(arr)
+                lim = self.b.select(self.b.icmp_signed("<", n0, n), n0, n)
+                return self.b.icmp_signed("<", i, lim)
+
+            def body():
+                i = self.b.load(idx)
+                self.b.store(self.from_mem(self.b.load(self.elem_ptr(arr, i, it.elem)), it.elem),
+                             var_slot)
+                self.lower_block(s.body)
+        elif isinstance(it, FixedT):
+            base = self.address(s.iterable) if self.is_lvalue(s.iterable) else \
+                self.spill(self.expr(s.iterable))
+
+            def cond():
+                return self.b.icmp_signed("<", self.b.load(idx), ir.Constant(R.I64, it.n))
+
+            def body():
+                p = self.b.gep(base, [ir.Constant(R.I32, 0), self.b.load(idx)])
+                self.b.store(self.from_mem(self.b.load(p), it.elem), var_slot)
+                self.lower_block(s.body)
+        else:
+            assert it == STR
+            sv = self.expr(s.iterable)
+            n0 = self.str_len(sv)
+
+            def cond():
+                return self.b.icmp_signed("<", self.b.load(idx), n0)
+
+            def body():
+                self.b.store(self.str_byte(sv, self.b.load(idx)), var_slot)
+                self.lower_block(s.body)
+
+        def step():
+            self.b.store(self.b.add(self.b.load(idx), ir.Constant(R.I64, 1)), idx)
+
+        self.loop(cond, body, step)
+
+    def str_len(self, s: ir.Value) -> ir.Value:
+        b = self.b
+        cur = b.block
+        load = b.append_basic_block("slen.load")
+        done = b.append_basic_block("slen.done")
+        isnil = b.icmp_unsigned("==", b.ptrtoint(s, R.I64), ir.Constant(R.I64, 0))
+        b.cbranch(isnil, done, load)
+        b.position_at_end(load)
+        n = b.load(b.bitcast(s, R.I64.as_pointer()))
+        b.branch(done)
+        b.position_at_end(done)
+        phi = b.phi(R.I64)
+        phi.add_incoming(ir.Constant(R.I64, 0), cur)
+        phi.add_incoming(n, load)
+        return phi
+
+    def str_byte(self, s: ir.Value, i: ir.Value) -> ir.Value:
+        b = self.b
+        p = b.bitcast(s, R.NVSTR.as_pointer())
+        data = b.load(b.gep(p, [ir.Constant(R.I32, 0), ir.Constant(R.I32, 1)]))
+        return b.load(b.gep(data, [i]))
+
+    def st_RangeLoop(self, s: T.RangeLoop) -> None:
+        bounds = []
+        for lo, hi in s.ranges:
+            bounds.append((self.expr(lo), self.expr(hi)))
+        slots = []
+        for v in s.vars:
+            slot = self.alloca(R.I64, v.name)
+            self.fs.vars[v] = slot
+            slots.append(slot)
+        end = self.b.append_basic_block("range.end")
+        heads, steps = [], []
+        # open loops outermost first
+        for k, ((lo, hi), slot) in enumerate(zip(bounds, slots)):
+            self.b.store(lo, slot)
+            head = self.b.append_basic_block(f"range{k}.head")
+            body = self.b.append_basic_block(f"range{k}.body")
+            self.b.branch(head)
+            self.b.position_at_end(head)
+            exit_to = end if k == 0 else steps[k - 1]
+            self.b.cbranch(self.b.icmp_signed("<", self.b.load(slot), hi), body, exit_to)
+            self.b.position_at_end(body)
+            heads.append(head)
+            steps.append(self.b.append_basic_block(f"range{k}.step"))
+        self.fs.loops.append((steps[-1], end))
+        self.lower_block(s.body)
+        self.fs.loops.pop()
+        if not self.b.block.is_terminated:
+            self.b.branch(steps[-1])
+        for k in reversed(range(len(slots))):
+            self.b.position_at_end(steps[k])
+            self.b.store(self.b.add(self.b.load(slots[k]), ir.Constant(R.I64, 1)), slots[k])
+            self.b.branch(heads[k])
+        self.b.position_at_end(end)

@@ -1,0 +1,232 @@
+"""Semantic types of Neve (LANGUAGE.md section 3): values the checker computes and lowering reads."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class Type:
+    """Base of all semantic types. Instances are immutable and compare structurally."""
+
+    @property
+    def is_numeric(self) -> bool:
+        return False
+
+    @property
+    def is_ref(self) -> bool:
+        return False
+
+
+@dataclass(frozen=True)
+class Prim(Type):
+    """Scalar and built-in named types: int i8 i16 i32 u8 float f64 bf16 half bool char str
+    any void nil (the type of the literal `nil`)."""
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_numeric(self) -> bool:
+        return self.name in NUMERIC_NAMES
+
+    @property
+    def is_int(self) -> bool:
+        return self.name in INT_NAMES
+
+    @property
+    def is_float(self) -> bool:
+        return self.name in FLOAT_NAMES
+
+    @property
+    def is_ref(self) -> bool:
+        return self.name in ("any", "nil")
+
+
+@dataclass(frozen=True)
+class ArrayT(Type):
+    elem: Type
+
+    def __str__(self) -> str:
+        return f"array<{self.elem}>"
+
+    @property
+    def is_ref(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class MapT(Type):
+    key: Type
+    val: Type
+
+    def __str__(self) -> str:
+        return f"map<{self.key}, {self.val}>"
+
+    @property
+    def is_ref(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class TupleT(Type):
+    elems: tuple[Type, ...]
+
+    def __str__(self) -> str:
+        return "tuple<" + ", ".join(map(str, self.elems)) + ">"
+
+
+@dataclass(frozen=True)
+class FixedT(Type):
+    """`T[N]`: N elements stored inline."""
+    elem: Type
+    n: int
+
+    def __str__(self) -> str:
+        return f"{self.elem}[{self.n}]"
+
+
+@dataclass(frozen=True)
+class BufferT(Type):
+    """`T[]`: a raw buffer."""
+    elem: Type
+
+    def __str__(self) -> str:
+        return f"{self.elem}[]"
+
+    @property
+    def is_ref(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class ChannelT(Type):
+    elem: Type
+
+    def __str__(self) -> str:
+        return f"channel<{self.elem}>"
+
+    @property
+    def is_ref(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class FuncT(Type):
+    ret: Type
+    params: tuple[Type, ...]
+
+    def __str__(self) -> str:
+        return "Function<" + ", ".join(map(str, (self.ret,) + self.params)) + ">"
+
+    @property
+    def is_ref(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class ClassT(Type):
+    """A user class (nominal: module and name) with its type arguments."""
+    module: str
+    name: str
+    targs: tuple[Type, ...] = ()
+
+    def __str__(self) -> str:
+        if self.targs:
+            return f"{self.name}<" + ", ".join(map(str, self.targs)) + ">"
+        return self.name
+
+    @property
+    def is_ref(self) -> bool:
+        return True
+
+
+INT_NAMES = ("int", "i8", "i16", "i32", "u8")
+FLOAT_NAMES = ("float", "f64", "bf16", "half")
+NUMERIC_NAMES = INT_NAMES + FLOAT_NAMES
+
+INT = Prim("int")
+I8, I16, I32, U8 = Prim("i8"), Prim("i16"), Prim("i32"), Prim("u8")
+FLOAT, F64, BF16, HALF = Prim("float"), Prim("f64"), Prim("bf16"), Prim("half")
+BOOL, CHAR, STR, ANY = Prim("bool"), Prim("char"), Prim("str"), Prim("any")
+VOID, NIL = Prim("void"), Prim("nil")
+
+PRIMS = {t.name: t for t in (INT, I8, I16, I32, U8, FLOAT, F64, BF16, HALF, BOOL, CHAR, STR, ANY, VOID)}
+PRIMS["i64"] = INT
+
+INT_BITS = {"int": 64, "i32": 32, "i16": 16, "i8": 8, "u8": 8, "char": 8}
+INT_RANGE = {
+    "int": (-(2**63), 2**63 - 1), "i32": (-(2**31), 2**31 - 1), "i16": (-(2**15), 2**15 - 1),
+    "i8": (-128, 127), "u8": (0, 255), "char": (0, 255),
+}
+
+
+def is_int(t: Type) -> bool:
+    return isinstance(t, Prim) and t.name in INT_NAMES
+
+
+def is_float(t: Type) -> bool:
+    return isinstance(t, Prim) and t.name in FLOAT_NAMES
+
+
+def is_numeric(t: Type) -> bool:
+    return isinstance(t, Prim) and t.name in NUMERIC_NAMES
+
+
+def is_ref(t: Type) -> bool:
+    return t.is_ref
+
+
+def is_signed(t: Type) -> bool:
+    return isinstance(t, Prim) and t.name in ("int", "i8", "i16", "i32")
+
+
+def widens_to(src: Type, dst: Type) -> bool:
+    """Implicit widening of 3.3 (not counting literal adaptation or nil/any)."""
+    if src == dst:
+        return True
+    if not isinstance(src, Prim) or not isinstance(dst, Prim):
+        return False
+    s, d = src.name, dst.name
+    order = {"i8": 0, "i16": 1, "i32": 2, "int": 3}
+    if s in order and d in order:
+        return order[s] <= order[d]
+    if s in ("u8", "char") and d in ("i16", "i32", "int"):
+        return True
+    if s in INT_NAMES and d in ("float", "f64"):
+        return True
+    if s in ("bf16", "half") and d == "float":
+        return True
+    if s in ("float", "bf16", "half") and d == "f64":
+        return True
+    return False
+
+
+def common_numeric(a: Type, b: Type) -> Type:
+    """The common type of 4.2 for two numeric (or char) operands."""
+    an, bn = a.name, b.name  # type: ignore[attr-defined]
+    if "f64" in (an, bn):
+        return F64
+    if an in FLOAT_NAMES or bn in FLOAT_NAMES:
+        return FLOAT
+    if an == "char":
+        an = "int"
+    if bn == "char":
+        bn = "int"
+    if an == bn:
+        return PRIMS[an]
+    return INT
+
+
+def has_pointers(t: Type) -> bool:
+    """True when a value of t may hold a collected pointer (for GC_MALLOC vs ATOMIC)."""
+    if isinstance(t, Prim):
+        return t.name in ("str", "any")
+    if isinstance(t, TupleT):
+        return any(has_pointers(e) for e in t.elems)
+    if isinstance(t, FixedT):
+        return has_pointers(t.elem)
+    return True
+
+
+def contains_type_param(t: Type) -> bool:
+    return False
