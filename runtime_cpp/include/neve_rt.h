@@ -81,7 +81,7 @@ typedef struct NvFrame {
     int64_t site;
 } NvFrame;
 
-extern __thread NvFrame* nv_top_frame;
+extern __thread NvFrame* nv_top_frame __attribute__((tls_model("initial-exec")));
 
 /* Print "file:line:col: runtime error: MSG", the trace ("  at fn (file:line:col)", innermost
  * first), flush stdout first, exit(1). */
@@ -203,6 +203,22 @@ float nv_end_timer(void);                     /* prints "Elapsed time: S seconds
 double nv_clock(void);
 double nv_time(void);
 void nv_sleep(double seconds);
+
+/* ------------------------------------------------------------------ additions (runtime side)
+ * Storage types print in their own precision (10.1); half conversions for code that does not
+ * use LLVM's half type. */
+void nv_fmt_bf16(NvBuf* b, int32_t bits);     /* shortest text that reads back as the same bf16 */
+void nv_fmt_half(NvBuf* b, int32_t bits);     /* same for IEEE binary16 */
+float nv_half_to_f32(int32_t bits);
+int32_t nv_f32_to_half(float v);              /* round to nearest even */
+
+/* Threads other than main call nv_sigstack_attach first (alternate signal stack and the stack
+ * bounds the overflow handler needs) and nv_sigstack_detach before they end. */
+void nv_sigstack_attach(void);
+void nv_sigstack_detach(void);
+/* A line printed after this thread's error trace, e.g. "in thread tid=2 started at a.nv:30:9"
+ * (13.2); the caller keeps the text alive; NULL for none. */
+void nv_set_thread_origin(const char* line);
 
 #ifdef __cplusplus
 }

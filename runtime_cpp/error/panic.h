@@ -1,0 +1,13 @@
+// Internal entry points of the error concern (13.2): everything that stops the program with a
+// runtime error ends in rt_die, which prints the message and the Neve trace and exits 1.
+#pragma once
+#include <cstddef>
+
+// Report `msg` at the innermost frame's site with the trace, flush stdout first, _exit(1).
+// in_signal: called from the SIGSEGV handler (no stdio, no waiting on locks indefinitely).
+[[noreturn]] void rt_die(const char* msg, size_t len, bool in_signal);
+[[noreturn]] void rt_panic(const char* msg);
+[[noreturn]] void rt_panicf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// SIGSEGV/SIGBUS handlers on an alternate stack (stack overflow detection); called by nv_init.
+void rt_signals_init();

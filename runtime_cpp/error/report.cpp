@@ -1,0 +1,120 @@
+// Writes a runtime error and its Neve trace (13.2) to stderr and ends the process.
+// Used from the SIGSEGV handler too, so it avoids malloc, stdio and unbounded locking: text is
+// assembled in a static buffer (only the one reporting thread ever touches it) and written
+// with write(2).
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+#include "neve_rt.h"
+#include "error/panic.h"
+#include "fmt/out.h"
+
+namespace {
+
+// Traces longer than this keep kKeep frames at each end (stack overflow makes 100k+ frames).
+constexpr int64_t kMaxFrames = 40;
+constexpr int64_t kKeep = 20;
+// A corrupted frame chain must not hang the report.
+constexpr int64_t kWalkLimit = int64_t(1) << 28;
+
+struct ErrOut {
+    char buf[4096];
+    size_t n = 0;
+
+    void flush() {
+        rt_write_all(2, buf, n);
+        n = 0;
+    }
+    void put(const char* s, size_t len) {
+        while (len) {
+            size_t k = sizeof buf - n < len ? sizeof buf - n : len;
+            memcpy(buf + n, s, k);
+            n += k;
+            s += k;
+            len -= k;
+            if (n == sizeof buf) flush();
+        }
+    }
+    void put(const char* s) { put(s, strlen(s)); }
+    void num(int64_t v) {
+        char t[24];
+        int k = sizeof t;
+        uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+        do {
+            t[--k] = char('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (v < 0) t[--k] = '-';
+        put(t + k, sizeof t - k);
+    }
+    // FILE:LINE:COL of a frame's current site
+    void loc(const NvFrame* f) {
+        put(f->fn && f->fn->file ? f->fn->file : "?");
+        put(":");
+        num(f->site >> 32);
+        put(":");
+        num(f->site & 0xffffffff);
+    }
+    void frame(const NvFrame* f) {
+        put("  at ");
+        put(f->fn && f->fn->name ? f->fn->name : "?");
+        put(" (");
+        loc(f);
+        put(")\n");
+    }
+};
+
+ErrOut g_err;
+std::atomic<int> g_dying{0};
+__thread int t_dying __attribute__((tls_model("initial-exec")));
+
+}  // namespace
+
+__thread const char* rt_thread_origin __attribute__((tls_model("initial-exec")));
+
+extern "C" void nv_set_thread_origin(const char* line) { rt_thread_origin = line; }
+
+void rt_die(const char* msg, size_t len, bool in_signal) {
+    if (t_dying) _exit(1);   // a fault while reporting: stop rather than loop
+    t_dying = 1;
+    if (g_dying.exchange(1)) {
+        // Another thread is already reporting; it ends the process.
+        for (;;) pause();
+    }
+    rt_stdout_flush_for_error(in_signal);
+    if (!in_signal) fflush(nullptr);   // output of foreign C code written through stdio
+
+    ErrOut& o = g_err;
+    const NvFrame* top = nv_top_frame;
+    if (top) {
+        o.loc(top);
+        o.put(": ");
+    }
+    o.put("runtime error: ");
+    o.put(msg, len);
+    o.put("\n");
+
+    int64_t n = 0;
+    for (const NvFrame* f = top; f && n < kWalkLimit; f = f->prev) n++;
+    const NvFrame* f = top;
+    int64_t i = 0;
+    for (; f && i < n; f = f->prev, i++) {
+        if (n > kMaxFrames && i == kKeep) {
+            o.put("  ... ");
+            o.num(n - 2 * kKeep);
+            o.put(" more frames ...\n");
+            for (; f && i < n - kKeep; i++) f = f->prev;
+            if (!f) break;
+        }
+        o.frame(f);
+    }
+    if (rt_thread_origin) {
+        o.put(rt_thread_origin);
+        o.put("\n");
+    }
+    o.flush();
+    _exit(1);
+}

@@ -1,0 +1,107 @@
+// Text of any value by its type descriptor (10.1): what print and str() show for arrays,
+// tuples and fixed arrays, recursively. At the top level a str is its bytes and a char the
+// byte itself; inside a container they are quoted.
+#include <cstdio>
+#include <cstring>
+#include "neve_rt.h"
+#include "fmt/text.h"
+
+namespace {
+
+template <class T>
+T load(const void* p) {
+    T v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+void put(NvBuf* b, const char* s) { rt_buf_append(b, s, strlen(s)); }
+
+// "<NAME>" or "<NAME 0x...>" for references without a text of their own
+void opaque(NvBuf* b, const void* ref, const char* name, bool with_addr) {
+    if (!ref) {
+        put(b, "nil");
+        return;
+    }
+    char t[32];
+    rt_buf_putc(b, '<');
+    put(b, name);
+    if (with_addr) {
+        snprintf(t, sizeof t, " %p", ref);
+        put(b, t);
+    }
+    rt_buf_putc(b, '>');
+}
+
+void fmt(NvBuf* b, const char* p, const NvType* t, bool nested);
+
+void elements(NvBuf* b, const char* data, int64_t n, const NvType* et) {
+    rt_buf_putc(b, '[');
+    for (int64_t i = 0; i < n; i++) {
+        if (i) rt_buf_append(b, ", ", 2);
+        fmt(b, data + i * et->size, et, true);
+    }
+    rt_buf_putc(b, ']');
+}
+
+void fmt(NvBuf* b, const char* p, const NvType* t, bool nested) {
+    switch (t->kind) {
+        case NV_INT: nv_fmt_i64(b, load<int64_t>(p)); break;
+        case NV_I8: nv_fmt_i64(b, load<int8_t>(p)); break;
+        case NV_I16: nv_fmt_i64(b, load<int16_t>(p)); break;
+        case NV_I32: nv_fmt_i64(b, load<int32_t>(p)); break;
+        case NV_U8: nv_fmt_i64(b, load<uint8_t>(p)); break;
+        case NV_FLOAT: nv_fmt_f32(b, load<float>(p)); break;
+        case NV_F64: nv_fmt_f64(b, load<double>(p)); break;
+        case NV_BF16: nv_fmt_bf16(b, load<uint16_t>(p)); break;
+        case NV_HALF: nv_fmt_half(b, load<uint16_t>(p)); break;
+        case NV_BOOL: nv_fmt_bool(b, load<uint8_t>(p) != 0); break;
+        case NV_CHAR:
+            if (nested) rt_fmt_quoted(b, p, 1, '\'');
+            else rt_buf_putc(b, *p);
+            break;
+        case NV_STR: {
+            const NvStr* s = load<const NvStr*>(p);
+            if (nested) rt_fmt_quoted(b, s ? s->data : "", s ? s->len : 0, '"');
+            else nv_fmt_str(b, s);
+            break;
+        }
+        case NV_ARRAY: {
+            const NvArray* a = load<const NvArray*>(p);
+            if (!a) put(b, "nil");
+            else elements(b, a->data, a->len, a->elem ? a->elem : t->elems[0]);
+            break;
+        }
+        case NV_FIXED: elements(b, p, t->count, t->elems[0]); break;
+        case NV_TUPLE:
+            rt_buf_putc(b, '(');
+            for (int32_t i = 0; i < t->count; i++) {
+                if (i) rt_buf_append(b, ", ", 2);
+                fmt(b, p + t->offsets[i], t->elems[i], true);
+            }
+            rt_buf_putc(b, ')');
+            break;
+        case NV_MAP: opaque(b, load<const void*>(p), "map", false); break;
+        case NV_CLASS:
+            opaque(b, load<const void*>(p), t->name ? t->name : "object", false);
+            break;
+        case NV_CHANNEL:
+            opaque(b, load<const void*>(p), t->name ? t->name : "channel", false);
+            break;
+        case NV_FUNCTION: opaque(b, load<const void*>(p), "function", false); break;
+        case NV_BUFFER:
+            opaque(b, load<const void*>(p), t->name ? t->name : "buffer", true);
+            break;
+        case NV_ANY: opaque(b, load<const void*>(p), "any", true); break;
+        case NV_FOREIGN:
+            opaque(b, load<const void*>(p), t->name ? t->name : "foreign", true);
+            break;
+        default: put(b, "<?>"); break;
+    }
+}
+
+}  // namespace
+
+extern "C" void nv_fmt_value(NvBuf* b, const void* p, const NvType* t) {
+    fmt(b, (const char*)p, t, false);
+}

@@ -1,0 +1,37 @@
+// Whitespace trimming and ASCII case mapping (14.5).
+#include "neve_rt.h"
+#include "str/strs.h"
+
+namespace {
+
+NvStr* trim(const NvStr* s, bool left, bool right) {
+    int64_t len = rt_slen(s), lo = 0, hi = len;
+    const char* d = rt_sdata(s);
+    if (left)
+        while (lo < hi && rt_is_space((unsigned char)d[lo])) lo++;
+    if (right)
+        while (hi > lo && rt_is_space((unsigned char)d[hi - 1])) hi--;
+    if (lo == 0 && hi == len) return s ? (NvStr*)s : rt_str_empty();
+    return nv_str_new(d + lo, hi - lo);
+}
+
+NvStr* map_case(const NvStr* s, char from_lo, char from_hi, int delta) {
+    int64_t len = rt_slen(s);
+    char* d;
+    NvStr* out = rt_str_alloc(len, &d);
+    for (int64_t i = 0; i < len; i++) {
+        char c = s->data[i];
+        d[i] = c >= from_lo && c <= from_hi ? (char)(c + delta) : c;
+    }
+    return out;
+}
+
+}  // namespace
+
+extern "C" {
+NvStr* nv_str_strip(const NvStr* s) { return trim(s, true, true); }
+NvStr* nv_str_lstrip(const NvStr* s) { return trim(s, true, false); }
+NvStr* nv_str_rstrip(const NvStr* s) { return trim(s, false, true); }
+NvStr* nv_str_lower(const NvStr* s) { return map_case(s, 'A', 'Z', 'a' - 'A'); }
+NvStr* nv_str_upper(const NvStr* s) { return map_case(s, 'a', 'z', 'A' - 'a'); }
+}
