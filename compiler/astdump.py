@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 
 from .diagnostics import Span
+from .tir import FuncSym, Var
 
 SKIP = {"span", "calls", "defaults", "var_span"}
 
@@ -23,7 +24,7 @@ def dump(node, indent: int = 0) -> str:
         if f.name in SKIP:
             continue
         v = getattr(node, f.name)
-        if f.name in ("var", "func") and dataclasses.is_dataclass(v):
+        if isinstance(v, (Var, FuncSym)):
             v = f"<{type(v).__name__} {v.name}: {getattr(v, 'type', getattr(v, 'ret', ''))}>"
             fields.append((f.name, v))
             continue
@@ -37,7 +38,7 @@ def dump(node, indent: int = 0) -> str:
     simple = all(not dataclasses.is_dataclass(v) and not isinstance(v, (list, tuple))
                  for _, v in fields)
     if simple:
-        inner = ", ".join(f"{k}={v if isinstance(v, str) and k in ('type', 'var', 'func') else repr(v)}"
+        inner = ", ".join(f"{k}={v if k in ('type', 'var', 'func') else repr(v)}"
                           for k, v in fields)
         return f"{name}{loc}({inner})"
     lines = [f"{name}{loc}"]

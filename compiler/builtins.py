@@ -67,6 +67,11 @@ def check_call(ck, e: A.Call, expected) -> T.Expr:
     ck.fail(e.span, f"cannot call a value of type {callee.type}")
 
 
+def call_site(e: A.Call):
+    """Where a call is reported: the callee's name (`f` in `f(x)`, `m` in `x.m()`)."""
+    return e.func.span if isinstance(e.func, (A.Name, A.Attribute)) else e.span
+
+
 def bind_args(ck, e: A.Call, names: list[str], fname: str) -> list:
     """Positional then keyword binding (6.1): returns one ast.Expr or None per parameter."""
     out = [None] * len(names)
@@ -108,7 +113,7 @@ def call_user(ck, e: A.Call, fn: T.FuncSym) -> T.Expr:
         args.append(ck.coerce(x, p.type, a.span, f"argument {i + 1} of {fn.name}"))
     if ck.cur_func is not None:
         ck.cur_func.calls.add(fn)
-    return T.CallFn(fn.ret, e.span, fn, args)
+    return T.CallFn(fn.ret, call_site(e), fn, args)
 
 
 def plain_args(ck, e: A.Call, fname: str, lo: int, hi: int) -> list:
@@ -130,7 +135,7 @@ def num_arg(ck, a, what: str) -> T.Expr:
 
 
 def call_builtin(ck, e: A.Call, name: str, expected) -> T.Expr:
-    sp = e.span
+    sp = call_site(e)
     if name in ("print", "printl", "eprint"):
         args = []
         for a in e.args:
@@ -230,7 +235,7 @@ def check_method(ck, e: A.Call, f: A.Attribute, expected) -> T.Expr:
     obj = ck.expr(f.obj)
     t = obj.type
     m = f.name
-    sp = e.span
+    sp = call_site(e)
     if isinstance(t, ArrayT):
         return array_method(ck, e, obj, m, sp)
     if t == STR:

@@ -108,7 +108,7 @@ class ExprLowering:
                 m = b.frem(l, r)
                 # add r when m != 0 and sign(m) != sign(r)
                 zero = ir.Constant(m.type, 0.0)
-                nz = b.fcmp_unordered("!=", m, zero) if False else b.fcmp_ordered("!=", m, zero)
+                nz = b.fcmp_ordered("!=", m, zero)
                 diff = b.xor(b.fcmp_ordered("<", m, zero), b.fcmp_ordered("<", r, zero))
                 return b.select(b.and_(nz, diff), b.fadd(m, r), m)
             raise AssertionError(op)
@@ -301,8 +301,10 @@ class ExprLowering:
                 self.rt("nv_fmt_f32", buf, v)
             elif n == "f64":
                 self.rt("nv_fmt_f64", buf, v)
-            elif n in ("bf16", "half"):
-                self.rt("nv_fmt_f32", buf, self.convert(v, t, FLOAT))
+            elif n == "bf16":
+                self.rt("nv_fmt_bf16", buf, b.zext(v, R.I32))
+            elif n == "half":
+                self.rt("nv_fmt_half", buf, b.zext(b.bitcast(v, R.I16), R.I32))
             elif n == "bool":
                 self.rt("nv_fmt_bool", buf, b.zext(v, R.I32))
             elif n == "char":

@@ -48,6 +48,8 @@ SIGNATURES: dict[str, tuple] = {
     "nv_fmt_f32": (VOID, [PTR, F32]),
     "nv_fmt_f64": (VOID, [PTR, F64]),
     "nv_fmt_bool": (VOID, [PTR, I32]),
+    "nv_fmt_bf16": (VOID, [PTR, I32]),
+    "nv_fmt_half": (VOID, [PTR, I32]),
     "nv_fmt_char": (VOID, [PTR, I32]),
     "nv_fmt_str": (VOID, [PTR, PTR]),
     "nv_fmt_cstr": (VOID, [PTR, PTR]),
