@@ -495,7 +495,8 @@ def check(prog: Program, res: RunResult) -> list[str]:
     if res.timed_out:
         return [f"timed out after {DEFAULT_TIMEOUT_S:.0f} s"]
     problems = []
-    if res.returncode == 3 or "internal compiler error" in res.stderr:
+    expected_exit = 1 if prog.kind == "compile-error" else prog.expected_exit
+    if (res.returncode == 3 and expected_exit != 3) or "internal compiler error" in res.stderr:
         problems.append("internal compiler error")
     if "Traceback (most recent call last)" in res.stderr:
         problems.append("a Python traceback reached the user")
