@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import sys
+import threading
+from contextlib import contextmanager
 
 from . import ast
 from .diagnostics import CompileError, Diagnostics, Span
@@ -34,9 +36,13 @@ _EXPR_START_KW = frozenset("true false nil self new not layout".split()) | TYPE_
 _EXPR_START_OP = frozenset("( [ { $ - + !".split())
 _LINE_END = (T.NEWLINE, T.EOF, T.DEDENT, T.INDENT)
 
-# Python frames used per nesting level are bounded (a few per bracket, block or type list), so with
-# every kind at its limit the parser needs a few thousand frames; the default limit of 1000 is too low.
-_RECURSION_LIMIT = 20000
+# Python frames per nesting level are bounded (about 5 per block or bracket, 4 per type list), so with
+# every kind at its limit at one point the parser needs under 4000 frames; the default limit of 1000
+# is too low. The limit is raised only while parsing (parsing recursion is pure Python, no C stack).
+_RECURSION_LIMIT = 8000
+_limit_lock = threading.Lock()
+_limit_users = 0
+_limit_saved = 0
 
 
 class _Sync(Exception):
@@ -57,11 +63,11 @@ def parse_module(tokens: list[Token], path: str, diags: Diagnostics,
     own classes, aliases and generic functions are found by a pre-scan of the tokens. Raises only
     CompileError (from `diags`, at its error limit).
     """
-    _ensure_recursion_limit()
     types, generics, modules = _prescan(tokens)
     parser = _Parser(tokens, path, diags, frozenset(known_types) | types,
                      BUILTIN_GENERICS | frozenset(known_generics) | generics, modules)
-    return parser.module()
+    with _recursion_limit():
+        return parser.module()
 
 
 def parse_expression(source: str, span: Span, diags: Diagnostics) -> ast.Expr:
@@ -69,18 +75,32 @@ def parse_expression(source: str, span: Span, diags: Diagnostics) -> ast.Expr:
 
     Errors are reported to `diags`; a field that does not parse raises CompileError.
     """
-    _ensure_recursion_limit()
     parser = _Parser([Token(T.EOF, "", span)], span.file, diags, frozenset(), BUILTIN_GENERICS,
                      frozenset())
+    with _recursion_limit():
+        try:
+            return parser.field(source, span)
+        except _Sync:
+            raise CompileError() from None
+
+
+@contextmanager
+def _recursion_limit():
+    """Raise the interpreter's recursion limit for the duration of a parse (shared by threads)."""
+    global _limit_users, _limit_saved
+    with _limit_lock:
+        if _limit_users == 0:
+            _limit_saved = sys.getrecursionlimit()
+            if _limit_saved < _RECURSION_LIMIT:
+                sys.setrecursionlimit(_RECURSION_LIMIT)
+        _limit_users += 1
     try:
-        return parser.field(source, span)
-    except _Sync:
-        raise CompileError() from None
-
-
-def _ensure_recursion_limit() -> None:
-    if sys.getrecursionlimit() < _RECURSION_LIMIT:
-        sys.setrecursionlimit(_RECURSION_LIMIT)
+        yield
+    finally:
+        with _limit_lock:
+            _limit_users -= 1
+            if _limit_users == 0:
+                sys.setrecursionlimit(_limit_saved)
 
 
 def _prescan(tokens: list[Token]) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
@@ -242,9 +262,10 @@ class _Parser:
         self.fail(self.tok, message or f"expected '{op}'")
 
     def expect_name(self, message: str = "expected name") -> Token:
-        if self.tok.kind is T.NAME:
+        t = self.tok
+        if t.kind is T.NAME:
             return self.advance()
-        self.fail(self.tok, message)
+        self.fail(t, message, hint=f"'{t.text}' is a reserved word" if t.kind is T.KW else None)
 
     def enter(self, where: Token | Span) -> None:
         self.depth += 1
@@ -442,6 +463,9 @@ class _Parser:
                 and ret.name not in TYPE_KEYWORDS:
             self.fail(ret.span, "missing return type",
                       hint=f"write 'def void {ret.name}(...)' or give the result type")
+        elif n.kind is T.KW and n.text in SCALAR_TYPE_NAMES:
+            self.fail(n, "expected function name",
+                      hint=f"'{n.text}' is a type name: it can name a method, not a function")
         else:
             self.fail(n, "expected method name" if in_class else "expected function name")
         tparams: tuple[str, ...] = ()
@@ -450,10 +474,6 @@ class _Parser:
                 self.error(self.tok.span, "methods cannot have type parameters")
             tparams = self.tparams()
         params = self.params()
-        if is_op:
-            if name == "-" and len(params) not in (1, 2) or name != "-" and len(params) != 2:
-                need = "one or two parameters" if name == "-" else "two parameters"
-                self.error(n.span, f"operator {name} takes {need}")
         body = self.block()
         return ast.FuncDef(n.span, name, tparams, params, ret, body, "def", is_op)
 
@@ -495,7 +515,6 @@ class _Parser:
     def params(self) -> tuple[ast.Param, ...]:
         self.expect_op("(")
         params: list[ast.Param] = []
-        seen_default = False
         while not self.at_op(")"):
             ty = self.type_()
             n = self.expect_name("expected parameter name")
@@ -503,9 +522,6 @@ class _Parser:
             if self.at_op("="):
                 self.advance()
                 default = self.expr()
-                seen_default = True
-            elif seen_default:
-                self.error(n.span, "parameters with defaults must come last")
             params.append(ast.Param(n.span, ty, n.text, default))
             if self.at_op(","):
                 self.advance()
@@ -516,8 +532,11 @@ class _Parser:
 
     def class_(self) -> ast.ClassDef:
         self.advance()
-        n = self.expect_name("expected class name")
-        tparams = self.tparams() if self.at_op("<") else ()
+        try:
+            n = self.expect_name("expected class name")
+            tparams = self.tparams() if self.at_op("<") else ()
+        except _Sync:
+            raise _Sync(quiet=True) from None     # its members are not statements: skip them
         fields: list[ast.FieldDecl] = []
         methods: list[ast.FuncDef] = []
         ctor = None
@@ -603,9 +622,12 @@ class _Parser:
         if self.tok.kind is T.NEWLINE:
             self.advance()
 
-    def block(self) -> ast.Block:
-        """NEWLINE INDENT stmt {stmt} DEDENT, after a block header."""
+    def block(self, header_ok: bool = True) -> ast.Block:
+        """NEWLINE INDENT stmt {stmt} DEDENT, after a block header. After a header that failed to
+        parse, a missing block is not reported again (`[1, 2].print()` is one error)."""
         self.header_end()
+        if not header_ok and self.tok.kind is not T.INDENT:
+            return ast.Block(self.tok.span, ())
         return self.indented_block()
 
     def indented_block(self) -> ast.Block:
@@ -712,7 +734,6 @@ class _Parser:
             return ast.ChanOp(t.span, first, self.expr())
         if n.kind is T.OP and n.text in _COMPOUND:
             self.advance()
-            self.check_target(first)
             return ast.Assign(n.span, (first,), (self.expr(),), _COMPOUND[n.text])
         if n.is_op(",", "="):
             targets = [first]
@@ -726,16 +747,8 @@ class _Parser:
             while self.at_op(","):
                 self.advance()
                 values.append(self.expr())
-            for target in targets:
-                self.check_target(target)
             return ast.Assign(t.span, tuple(targets), tuple(values))
         return ast.ExprStmt(t.span, first)
-
-    def check_target(self, e: ast.Expr) -> None:
-        if isinstance(e, ast.Name) and not e.targs or isinstance(e, (ast.Attribute, ast.Index)):
-            return
-        self.error(e.span, "cannot assign to this expression",
-                   hint="assign to a variable, a field or an element")
 
     @staticmethod
     def can_start_expr(t: Token) -> bool:
@@ -753,9 +766,24 @@ class _Parser:
         if not (t.kind is T.NAME or t.kind is T.KW and t.text in TYPE_KEYWORDS):
             return False
         end = self.scan_type(self.pos)
-        return end is not None and self.at(end).kind is T.NAME
+        if end is None:
+            return False
+        after = self.at(end)
+        if after.kind is T.NAME:
+            return True
+        if after.kind is T.KW and after.text not in _WORD_BINARY and \
+                (self.at(end + 1).is_op("=", ",", "<-") or self.at(end + 1).kind in _LINE_END):
+            return True                      # `int class = 3`: a declaration with a reserved name
+        if t.kind is T.NAME and after.is_op("<"):
+            # `Box<int> b` with Box not known as generic would be a chained comparison, never valid:
+            # say what is missing and read it as the declaration it looks like.
+            end = self.scan_type(self.pos, any_generic=True)
+            if end is not None and self.at(end).kind is T.NAME:
+                self.error(t.span, f"unknown generic type '{t.text}'")
+                return True
+        return False
 
-    def scan_type(self, i: int) -> int | None:
+    def scan_type(self, i: int, any_generic: bool = False) -> int | None:
         """Where a type starting at token i would end, or None; reads ahead without consuming."""
         t = self.at(i)
         if t.kind is T.KW:
@@ -773,8 +801,8 @@ class _Parser:
             if self.at(i).is_op(".") and self.at(i + 1).kind is T.NAME:
                 module, name = name, self.at(i + 1).text
                 i += 2
-            if self.at(i).is_op("<") and (self.is_generic(name, module) or module is None
-                                          and name in self.types):
+            if self.at(i).is_op("<") and (any_generic or self.is_generic(name, module)
+                                          or module is None and name in self.types):
                 i = self.scan_angles(i)
                 if i is None:
                     return None
@@ -881,21 +909,20 @@ class _Parser:
     def stmt_if(self) -> ast.If | None:
         clauses = []                         # (span, cond, block)
         t = self.advance()
-        clauses.append((t.span, self.header(self.expr), self.block()))
+        cond = self.header(self.expr)
+        clauses.append((t.span, cond, self.block(cond is not None)))
         orelse = None
         while True:
             n = self.tok
-            if n.is_kw("elif"):
-                self.advance()
-                clauses.append((n.span, self.header(self.expr), self.block()))
+            if n.is_kw("elif") or n.is_kw("else") and self.peek().is_kw("if"):
+                if self.advance().is_kw("else"):
+                    self.advance()
+                cond = self.header(self.expr)
+                clauses.append((n.span, cond, self.block(cond is not None)))
             elif n.is_kw("else"):
                 self.advance()
-                if self.at_kw("if"):
-                    self.advance()
-                    clauses.append((n.span, self.header(self.expr), self.block()))
-                else:
-                    orelse = self.block()
-                    break
+                orelse = self.block()
+                break
             else:
                 break
         node = None
@@ -910,7 +937,7 @@ class _Parser:
     def stmt_while(self) -> ast.While | None:
         t = self.advance()
         cond = self.header(self.expr)
-        body = self.block()
+        body = self.block(cond is not None)
         return None if cond is None else ast.While(t.span, cond, body)
 
     def stmt_for(self):
@@ -934,7 +961,7 @@ class _Parser:
             self.fail(self.tok, "expected '=' or 'in'")
 
         h = self.header(parts)
-        body = self.block()
+        body = self.block(h is not None)
         if h is None:
             return None
         if h[0] == "c":
@@ -970,12 +997,10 @@ class _Parser:
                     if not self.at_op(","):
                         break
                     self.advance()
-                if len(names) != len(ranges):
-                    self.error(names[0][1], "a range loop takes one name per range")
             return ranges, names
 
         h = self.header(parts)
-        body = self.block()
+        body = self.block(h is not None)
         if h is None:
             return None
         return ast.RangeLoop(t.span, tuple(h[0]), tuple(h[1]), body)
@@ -986,7 +1011,7 @@ class _Parser:
 
     def thread_body(self, t: Token) -> ast.Block:
         """`async`/`spawn`: a simple statement on the same line, or a block."""
-        if self.tok.kind is T.NEWLINE or self.at_op(":"):
+        if self.tok.kind in _LINE_END or self.at_op(":"):
             return self.block()
         n = self.tok
         if n.kind is T.KW and n.text in _BLOCK_STATEMENTS or n.is_op("["):
@@ -1008,7 +1033,7 @@ class _Parser:
         # The count ends at the first token that cannot continue it, where the call starts.
         count = self.header(self.expr)
         if count is None or self.tok.kind is T.NEWLINE or self.at_op(":"):
-            body = self.block()
+            body = self.block(count is not None)
             return None if count is None else ast.Asyncs(t.span, count, None, body)
         start = self.tok
         call = self.postfix(allow_split=True)
@@ -1037,7 +1062,7 @@ class _Parser:
         if self.tok.kind is T.NEWLINE or self.at_op(":"):
             return ast.Lock(t.span, None, None, self.block())
         e = self.header(self.expr)
-        body = self.block()
+        body = self.block(e is not None)
         if e is None:
             return None
         if isinstance(e, ast.StrLit):
@@ -1489,6 +1514,8 @@ class _Parser:
         for p in t.value or ():
             if isinstance(p, (bytes, bytearray)):
                 parts.append(bytes(p))
+            elif not p.source.strip():
+                parts.append(ast.FStrField(p.span, ast.NilLit(p.span), p.spec))   # lexer reported it
             else:
                 parts.append(ast.FStrField(p.span, self.field(p.source, p.span), p.spec))
         return ast.FStrLit(t.span, tuple(parts))
@@ -1686,8 +1713,8 @@ def _pieces(x) -> list:
     if isinstance(n, ast.ForIn):
         return ["(for ", n.var, " in ", n.iterable, " ", n.body, ")"]
     if isinstance(n, ast.RangeLoop):
-        ranges = [p for lo, hi in n.ranges for p in (" (", lo, " ", hi, ")")]
-        return ["(range (", *ranges[1:], ") (", *_join([nm for nm, _ in n.names]), ") ", n.body, ")"]
+        ranges = [p for lo, hi in n.ranges for p in (" (", lo, " ", hi, ")")][1:]
+        return ["(range ((", *ranges, ") (", *_join([nm for nm, _ in n.names]), ") ", n.body, ")"]
     if isinstance(n, ast.Finish):
         return ["(finish ", n.body, ")"]
     if isinstance(n, ast.Async):
