@@ -26,7 +26,7 @@ Directives are comments (the directive grammar is documented in tests/README.md)
     # hint: TEXT                 the preceding error's diagnostic carries `hint: TEXT`
     # error-anywhere: MESSAGE    compile error with MESSAGE at any location or none
     # runtime-error@COL: MESSAGE the first stderr line is FILE:LINE:COL: runtime error: MESSAGE
-                                 with LINE this line (`@COL` optional)
+                                 with LINE this line (`@COL` and `: MESSAGE` optional)
     # runtime-error-anywhere: MESSAGE   the same, at any line and column
     # trace: FN LINE[:COL]       the runtime error's trace lines, innermost first (if any are
                                  given, the `  at` lines must match them exactly)
@@ -86,7 +86,7 @@ class CompileErrorExpect:
 class RuntimeErrorExpect:
     line: int | None
     col: int | None
-    message: str
+    message: str | None  # None: any message
 
 
 @dataclass
@@ -258,13 +258,13 @@ def parse_program(path: Path | str) -> Program:
         elif name in ("runtime-error", "runtime-error-anywhere"):
             if prog.runtime_error is not None:
                 raise DirectiveError(f"line {lineno}: only one runtime error per program")
-            if not text_rest:
+            if not text_rest and name == "runtime-error-anywhere":
                 raise DirectiveError(f"line {lineno}: {name} needs a message")
             if name == "runtime-error":
                 if target_line is None:
                     raise DirectiveError(f"line {lineno}: runtime-error with no code line above")
                 col = _int(at, "column", lineno) if at is not None else None
-                prog.runtime_error = RuntimeErrorExpect(target_line, col, text_rest)
+                prog.runtime_error = RuntimeErrorExpect(target_line, col, text_rest or None)
             else:
                 prog.runtime_error = RuntimeErrorExpect(None, None, text_rest)
         elif name == "trace":
@@ -466,11 +466,12 @@ def compare_runtime_error(prog: Program, res: RunResult) -> list[str]:
     lines = res.stderr.split("\n")
     exp = prog.runtime_error
     m = _RUNTIME_RE.match(lines[0]) if lines else None
-    want = f"FILE:{exp.line if exp.line else '*'}:{exp.col if exp.col else '*'}: runtime error: {exp.message}"
+    want = (f"FILE:{exp.line if exp.line else '*'}:{exp.col if exp.col else '*'}: runtime error: "
+            f"{exp.message if exp.message is not None else '*'}")
     if not m:
         problems.append(f"first stderr line is not a runtime error; expected {want!r}, got {lines[0]!r}")
         return problems
-    if not (_same_file(m["file"], prog) and m["msg"] == exp.message
+    if not (_same_file(m["file"], prog) and (exp.message is None or m["msg"] == exp.message)
             and (exp.line is None or int(m["line"]) == exp.line)
             and (exp.col is None or int(m["col"]) == exp.col)):
         problems.append(f"runtime error differs: expected {want!r}, got {lines[0]!r}")
