@@ -7,7 +7,7 @@ import struct
 from . import ast as A
 from . import tir as T
 from .diagnostics import Diagnostics, Span
-from .types import (ArrayT, BufferT, ChannelT, FixedT, FuncT, MapT, Prim, TupleT, Type, INT,
+from .types import (ArrayT, BufferT, ChannelT, FixedT, FuncT, MapT, Prim, TupleT, Type, INT, ERR,
                     FLOAT, F64, BOOL, CHAR, STR, VOID, NIL, ANY, PRIMS, INT_RANGE, is_int,
                     is_float, is_numeric, widens_to, common_numeric)
 
@@ -83,6 +83,14 @@ class ExprChecker:
             self.cur_func.raises_directly = True
 
     # ------------------------------------------------------------ types
+    def resolve_or_error(self, te, allow_void: bool = False) -> Type:
+        """resolve_type, but after reporting a bad type go on with the error type, which
+        converts silently to and from everything (no cascades)."""
+        try:
+            return self.resolve_type(te, allow_void)
+        except Abandon:
+            return ERR
+
     def resolve_type(self, te, allow_void: bool = False) -> Type:
         if isinstance(te, A.TypeName):
             n = te.name
@@ -225,7 +233,7 @@ class ExprChecker:
 
     # ------------------------------------------------------------ conversions
     def convertible(self, src: Type, dst: Type) -> bool:
-        if src == dst:
+        if src == dst or ERR in (src, dst):
             return True
         if src == NIL:
             return dst.is_ref
@@ -238,6 +246,8 @@ class ExprChecker:
         src = e.type
         if src == dst:
             return e
+        if ERR in (src, dst):
+            return T.Cast(dst, e.span, e)
         if src == NIL and dst.is_ref:
             return T.Const(dst, e.span, None)
         if self.convertible(src, dst):
@@ -279,11 +289,15 @@ class ExprChecker:
             r = self.adapt_literal(e, expected)
         else:
             r = self.expr_plain(e, expected)
+        if r.type == ERR and not isinstance(e, A.Name):
+            raise Abandon()
         if r.type == VOID and not allow_void:
             self.fail(e.span, "a void call has no value")
         return r
 
     def expr_plain(self, e, expected: Type | None = None) -> T.Expr:
+        """Check e (without literal adaptation); an operand of the error type abandons the
+        statement silently, its cause having been reported."""
         meth = getattr(self, "ex_" + type(e).__name__, None)
         if meth is None:
             self.fail(e.span, f"{type(e).__name__} expressions are not supported yet")
@@ -385,6 +399,8 @@ class ExprChecker:
 
     def apply_binary(self, op: str, l: T.Expr, r: T.Expr, span: Span) -> T.Expr:
         lt, rt = l.type, r.type
+        if ERR in (lt, rt):
+            raise Abandon()
         num = lambda t: is_numeric(t) or t == CHAR
         if op == "+" and (lt == STR or rt == STR):
             ok = lambda t: t in (STR, CHAR, BOOL) or is_numeric(t)

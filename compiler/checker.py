@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from . import ast as A
 from . import tir as T
+from .callgraph import analyse
 from .check_expr import Abandon as _Abandon, ExprChecker
 from .diagnostics import Diagnostics, Span
 from .types import (ArrayT, FixedT, FuncT, Prim, TupleT, Type, INT, STR, VOID, CHAR, PRIMS,
@@ -89,7 +90,7 @@ class Checker(ExprChecker):
         if main_sym is not None:
             self.check_body(main_sym, mains[0].body)
             order.append(main_sym)
-        compute_may_raise(order)
+        analyse(order)
         return T.Program(self.path, order, main_sym)
 
     def declare_function(self, fd: A.FuncDef) -> None:
@@ -113,7 +114,7 @@ class Checker(ExprChecker):
         seen: set[str] = set()
         saw_default = False
         for p in fd.params:
-            pt = self.resolve_type(p.type)
+            pt = self.resolve_or_error(p.type)
             if p.name in seen:
                 self.error(p.span, f"duplicate parameter '{p.name}'")
             seen.add(p.name)
@@ -122,7 +123,7 @@ class Checker(ExprChecker):
             elif saw_default:
                 self.error(p.span, f"parameter '{p.name}' without default after one with a default")
             params.append(T.Var(p.name, pt, p.span, is_param=True))
-        ret = self.resolve_type(fd.ret, allow_void=True)
+        ret = self.resolve_or_error(fd.ret, allow_void=True)
         sym = T.FuncSym(fd.name, "nv_" + fd.name, params, ret, fd.span,
                         defaults=[p.default for p in fd.params])
         self.functions[fd.name] = sym
@@ -135,7 +136,10 @@ class Checker(ExprChecker):
         self.cur_func = sym
         self.scope = Scope()
         for p in params:
-            self.check_local_name(p.name, p.span)
+            try:
+                self.check_local_name(p.name, p.span)
+            except _Abandon:
+                continue
             self.scope.declare(p)
         self.loop_depth = 0
         sym.body = self.block(body, new_scope=False)
@@ -177,7 +181,7 @@ class Checker(ExprChecker):
 
     def stmt_VarDecl(self, s: A.VarDecl):
         out: list[T.Stmt] = []
-        declared = self.resolve_type(s.type) if s.type is not None else None
+        declared = self.resolve_or_error(s.type) if s.type is not None else None
         for it in s.items:
             if it.recv is not None:
                 self.error(it.span, "channels are not supported yet")
@@ -423,36 +427,3 @@ class Checker(ExprChecker):
                 vars.append(T.Var(f".r{i}", INT, s.span))
         body = self.loop_body(s.body, [v for v in vars if not v.name.startswith(".")])
         return T.RangeLoop(s.span, vars, ranges, body)
-
-
-def compute_may_raise(funcs: list[T.FuncSym]) -> None:
-    """A function needs a frame if it can raise a runtime error itself, calls one that can,
-    or is recursive (stack overflow reports its location). Fixpoint over the call graph."""
-    for f in funcs:
-        f.may_raise = f.raises_directly
-    changed = True
-    while changed:
-        changed = False
-        for f in funcs:
-            if not f.may_raise and any(g.may_raise for g in f.calls):
-                f.may_raise = changed = True
-    # recursion: functions on a call-graph cycle
-    for f in funcs:
-        if f.may_raise:
-            continue
-        seen, stack = set(), list(f.calls)
-        while stack:
-            g = stack.pop()
-            if g is f:
-                f.may_raise = True
-                break
-            if g in seen:
-                continue
-            seen.add(g)
-            stack.extend(g.calls)
-    changed = True
-    while changed:
-        changed = False
-        for f in funcs:
-            if not f.may_raise and any(g.may_raise for g in f.calls):
-                f.may_raise = changed = True

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,9 +53,39 @@ def read_source(path: str, diags: Diagnostics) -> str | None:
     return text
 
 
+DEEP_STACK_BYTES = 1 << 30
+DEEP_RECURSION_LIMIT = 1_000_000
+
+
 def compile_file(path: str, *, release: bool = False, emit: str | None = None,
                  check_only: bool = False) -> Result:
-    """Compile one root module. With `emit`, stop after that stage and return its text."""
+    """Compile one root module. With `emit`, stop after that stage and return its text.
+
+    The stages walk trees recursively; a left-deep chain such as `1 + 1 + ... + 1` is as deep
+    as it is long (13.1 allows any length), so the work runs on a thread with a large stack
+    and a high recursion limit."""
+    box: list[Result] = []
+    old_size = threading.stack_size(DEEP_STACK_BYTES)
+    try:
+        t = threading.Thread(target=lambda: box.append(
+            _compile_guarded(path, release, emit, check_only)), name="neve-compile")
+        t.start()
+    finally:
+        threading.stack_size(old_size)
+    t.join()
+    return box[0]
+
+
+def _compile_guarded(path: str, release: bool, emit: str | None, check_only: bool) -> Result:
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(DEEP_RECURSION_LIMIT)
+    try:
+        return _compile_boundary(path, release, emit, check_only)
+    finally:
+        sys.setrecursionlimit(old_limit)
+
+
+def _compile_boundary(path: str, release: bool, emit: str | None, check_only: bool) -> Result:
     diags = Diagnostics()
     res = Result(False, diags)
     try:

@@ -35,6 +35,7 @@ class FuncSym:
     may_raise: bool = True     # needs an NvFrame (computed after checking)
     calls: set = field(default_factory=set)             # FuncSyms called directly
     raises_directly: bool = False
+    scc: int | None = None     # recursive component id (hidden depth argument), else None
 
 
 # ------------------------------------------------------------------ expressions

@@ -149,6 +149,7 @@ I8, I16, I32, U8 = Prim("i8"), Prim("i16"), Prim("i32"), Prim("u8")
 FLOAT, F64, BF16, HALF = Prim("float"), Prim("f64"), Prim("bf16"), Prim("half")
 BOOL, CHAR, STR, ANY = Prim("bool"), Prim("char"), Prim("str"), Prim("any")
 VOID, NIL = Prim("void"), Prim("nil")
+ERR = Prim("<error>")   # the type of something already reported as wrong; silences cascades
 
 PRIMS = {t.name: t for t in (INT, I8, I16, I32, U8, FLOAT, F64, BF16, HALF, BOOL, CHAR, STR, ANY, VOID)}
 PRIMS["i64"] = INT
@@ -227,6 +228,3 @@ def has_pointers(t: Type) -> bool:
         return has_pointers(t.elem)
     return True
 
-
-def contains_type_param(t: Type) -> bool:
-    return False

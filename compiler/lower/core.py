@@ -1,8 +1,6 @@
 """Lowering core: typed IR program -> llvmlite module; types, descriptors, frames, functions."""
 from __future__ import annotations
 
-import struct
-
 from llvmlite import ir
 
 from .. import tir as T
@@ -12,6 +10,8 @@ from . import runtime_abi as R
 from .exprs import ExprLowering
 from .stmts import StmtLowering
 from .intrinsics import IntrinsicLowering
+
+MAX_DEPTH = 10_000_000        # NV_MAX_DEPTH in neve_rt.h
 
 PRIM_LL = {"int": R.I64, "i8": R.I8, "i16": R.I16, "i32": R.I32, "u8": R.I8, "float": R.F32,
            "f64": R.F64, "bf16": R.I16, "half": R.HALF, "bool": R.I1, "char": R.I8,
@@ -30,6 +30,7 @@ class FuncState:
         self.exit_block: ir.Block | None = None
         self.loops: list[tuple[ir.Block, ir.Block]] = []   # (continue target, break target)
         self.placeholder: ir.Value | None = None
+        self.depth: ir.Value | None = None
         self.entry_builder: ir.IRBuilder | None = None
 
 
@@ -67,7 +68,10 @@ class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
     def declare_func(self, f: T.FuncSym) -> ir.Function:
         if f in self.funcs:
             return self.funcs[f]
-        fnty = ir.FunctionType(self.llty(f.ret), [self.llty(p.type) for p in f.params])
+        params = [self.llty(p.type) for p in f.params]
+        if f.scc is not None:
+            params.append(R.I64)       # hidden recursion depth (callgraph.mark_recursion)
+        fnty = ir.FunctionType(self.llty(f.ret), params)
         fn = ir.Function(self.module, fnty, name=f.symbol)
         fn.linkage = "internal" if f.name != "main" else "external"
         self.funcs[f] = fn
@@ -216,11 +220,16 @@ class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
         if f.ret != Prim("void"):
             fs.ret_slot = self.alloca(self.llty(f.ret), "ret")
             fs.entry_builder.store(ir.Constant(self.llty(f.ret), None), fs.ret_slot)
-        if f.may_raise:
+        info = None
+        if f.may_raise or f.scc is not None:
             info = ir.GlobalVariable(self.module, R.NVFUNCINFO, self.unique(".fn"))
             info.global_constant = True
             info.linkage = "internal"
             info.initializer = ir.Constant(R.NVFUNCINFO, [self.cstr(f.name), self.cstr(f.span.file)])
+        if f.scc is not None:
+            fs.depth = fn.args[-1]
+            self.depth_check(fs, info)
+        if f.may_raise:
             eb = fs.entry_builder
             frame = self.alloca(R.NVFRAME, "frame")
             prev = eb.load(self.tls_top)
@@ -230,7 +239,7 @@ class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
             eb.store(eb.bitcast(frame, R.PTR), self.tls_top)
             fs.frame = frame
             fs.frame_prev = prev
-        for p, arg in zip(f.params, fn.args):
+        for p, arg in zip(f.params, fn.args[:len(f.params)]):
             slot = self.alloca(self.llty(p.type), p.name)
             fs.entry_builder.store(arg, slot)
             fs.vars[p] = slot
@@ -246,6 +255,22 @@ class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
         else:
             xb.ret_void()
         self.fs = None
+
+    def depth_check(self, fs: FuncState, info) -> None:
+        """Recursion deeper than NV_MAX_DEPTH is a stack overflow; counting it in an argument
+        also catches recursion that LLVM turned into a loop (tail-call elimination)."""
+        b = self.b
+        deep = b.icmp_unsigned(">", fs.depth, ir.Constant(R.I64, MAX_DEPTH))
+        with b.if_then(deep, likely=False):
+            site = (fs.sym.span.line << 32) | fs.sym.span.col
+            self.rt("nv_panic_depth", info.bitcast(R.PTR), ir.Constant(R.I64, site))
+            b.unreachable()
+
+    def depth_arg(self, callee: T.FuncSym) -> ir.Value:
+        """Hidden depth argument for a call of a recursive function."""
+        if self.fs.sym.scc is not None and self.fs.sym.scc == callee.scc:
+            return self.b.add(self.fs.depth, ir.Constant(R.I64, 1))
+        return ir.Constant(R.I64, 0)
 
     def alloca(self, ty: ir.Type, name: str = "") -> ir.Value:
         """An entry-block slot (promoted to a register by mem2reg)."""
@@ -279,9 +304,3 @@ class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
         self.b.position_at_end(ok)
 
 
-def f32_bits_ok(v: float) -> bool:
-    try:
-        struct.pack("f", v)
-        return True
-    except OverflowError:
-        return False

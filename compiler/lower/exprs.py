@@ -11,6 +11,10 @@ from . import runtime_abi as R
 UNSIGNED = ("u8", "char")
 
 
+def ll_float_name(t: ir.Type) -> str:
+    return {"float": "f32", "double": "f64", "half": "f16"}[str(t)]
+
+
 class ExprLowering:
     # ------------------------------------------------------------ dispatch
     def expr(self, e: T.Expr) -> ir.Value:
@@ -47,7 +51,9 @@ class ExprLowering:
 
     def ex_CallFn(self, e: T.CallFn) -> ir.Value:
         args = [self.expr(a) for a in e.args]
-        if e.func.may_raise:
+        if e.func.scc is not None:
+            args.append(self.depth_arg(e.func))
+        if e.func.may_raise or e.func.scc is not None:
             self.set_site(e.span)
         return self.b.call(self.declare_func(e.func), args)
 
@@ -164,8 +170,16 @@ class ExprLowering:
         same = b.icmp_signed(">=", b.xor(a, d), zero)
         return b.select(b.and_(rem_nz, same), b.add(q, ir.Constant(ty, 1)), q)
 
+    def intrinsic_fn(self, name: str, ret: ir.Type, args: list) -> ir.Function:
+        """An LLVM intrinsic declared by its full (mangled) name."""
+        fn = self.module.globals.get(name)
+        if fn is None:
+            fn = ir.Function(self.module, ir.FunctionType(ret, args), name=name)
+        return fn
+
     def intrinsic1(self, name: str, x: ir.Value) -> ir.Value:
-        fn = self.module.declare_intrinsic(name, [x.type])
+        """A unary floating-point intrinsic (llvm.floor, llvm.sqrt, ...) on x's type."""
+        fn = self.intrinsic_fn(f"{name}.{ll_float_name(x.type)}", x.type, [x.type])
         return self.b.call(fn, [x])
 
     def ex_Cmp(self, e: T.Cmp) -> ir.Value:
@@ -249,8 +263,8 @@ class ExprLowering:
             return b.sitofp(v, dty) if is_signed(src) else b.uitofp(v, dty)
         if is_float(src) and d_int:
             name = "llvm.fptosi.sat" if is_signed(dst) else "llvm.fptoui.sat"
-            fn = self.module.declare_intrinsic(name, [dty, v.type])
-            return b.call(fn, [v])
+            return b.call(self.intrinsic_fn(f"{name}.i{dty.width}.{ll_float_name(v.type)}",
+                                            dty, [v.type]), [v])
         if is_float(src) and is_float(dst):
             if dst == F64:
                 return b.fpext(v, R.F64)

@@ -6,6 +6,7 @@ from llvmlite import ir
 from .. import tir as T
 from ..types import ArrayT, Prim, INT, FLOAT, F64, is_int, is_float, is_signed
 from . import runtime_abi as R
+from .exprs import ll_float_name
 
 # Builtins that lower to one runtime call with the same arguments.
 DIRECT = {
@@ -84,7 +85,7 @@ class IntrinsicLowering:
         t = e.type
         if is_float(t):
             name = "llvm.minnum" if op == "<" else "llvm.maxnum"
-            fn = self.module.declare_intrinsic(name, [a.type])
+            fn = self.intrinsic_fn(f"{name}.{ll_float_name(a.type)}", a.type, [a.type, a.type])
             return self.b.call(fn, [a, b])
         c = self.compare(op, a, b, t, e.span)
         return self.b.select(c, a, b)

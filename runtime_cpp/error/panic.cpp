@@ -58,3 +58,11 @@ void nv_assert_fail(const NvStr* msg) {
 }
 
 }  // extern "C"
+
+// Recursion deeper than NV_MAX_DEPTH (counted by a hidden argument of recursive functions, which
+// also survives tail-call elimination): report it as a stack overflow located in `fn`.
+void nv_panic_depth(const NvFuncInfo* fn, int64_t site) {
+    NvFrame f{nv_top_frame, fn, site};
+    nv_top_frame = &f;
+    rt_panic("stack overflow");
+}

@@ -93,6 +93,9 @@ void nv_panic_index(int64_t idx, int64_t len, int32_t what) __attribute__((noret
 void nv_panic_divzero(int32_t modulo) __attribute__((noreturn));
 /* "called NAME() on nil TYPE" */
 void nv_panic_nil_call(const char* method, const char* type) __attribute__((noreturn));
+/* "stack overflow" located at fn's site: recursion deeper than NV_MAX_DEPTH levels. */
+#define NV_MAX_DEPTH 10000000
+void nv_panic_depth(const NvFuncInfo* fn, int64_t site) __attribute__((noreturn));
 /* "assertion failed: MSG" (just "assertion failed" when msg is empty) */
 void nv_assert_fail(const NvStr* msg) __attribute__((noreturn));
 
