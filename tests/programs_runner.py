@@ -30,6 +30,7 @@ Directives are comments (the directive grammar is documented in tests/README.md)
     # runtime-error-anywhere: MESSAGE   the same, at any line and column
     # trace: FN LINE[:COL]       the runtime error's trace lines, innermost first (if any are
                                  given, the `  at` lines must match them exactly)
+    # trace-top: FN              the innermost trace line is in function FN (for long traces)
 """
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ DEFAULT_TIMEOUT_S = float(os.environ.get("NEVE_PROGRAM_TIMEOUT", "180"))
 DIRECTIVES = {
     "covers", "expect", "expect-re", "unordered", "args", "stdin", "exit", "stderr", "env", "flags",
     "run", "error", "hint", "error-anywhere", "runtime-error", "runtime-error-anywhere", "trace",
+    "trace-top",
 }
 _DIRECTIVE_RE = re.compile(r"#\s?(?P<name>[a-z][a-z-]*)(?:@(?P<at>\S+?))?(?::(?P<rest>.*))?\s*$")
 _SUSPECT_RE = re.compile(r"#\s*(expect|error|runtime-error|covers|stdin|args|exit|trace|hint|stderr)[\w-]*(@\S*)?:")
@@ -112,6 +114,7 @@ class Program:
     errors: list[CompileErrorExpect] = field(default_factory=list)
     runtime_error: RuntimeErrorExpect | None = None
     trace: list[TraceFrame] = field(default_factory=list)
+    trace_top: str | None = None
     source_lines: list[str] = field(default_factory=list)
 
     @property
@@ -267,6 +270,10 @@ def parse_program(path: Path | str) -> Program:
                 prog.runtime_error = RuntimeErrorExpect(target_line, col, text_rest or None)
             else:
                 prog.runtime_error = RuntimeErrorExpect(None, None, text_rest)
+        elif name == "trace-top":
+            if not text_rest.strip():
+                raise DirectiveError(f"line {lineno}: '# trace-top:' needs a function name")
+            prog.trace_top = text_rest.strip()
         elif name == "trace":
             m2 = re.fullmatch(r"(\S+)\s+(\d+)(?::(\d+))?", text_rest.strip())
             if not m2:
@@ -278,7 +285,7 @@ def parse_program(path: Path | str) -> Program:
     if prog.errors and (prog.expects or prog.runtime_error or prog.stdin_lines is not None):
         if not prog.force_run or prog.runtime_error:
             raise DirectiveError(f"{path}: compile-error programs cannot expect output or runtime errors")
-    if prog.trace and not prog.runtime_error:
+    if (prog.trace or prog.trace_top) and not prog.runtime_error:
         raise DirectiveError(f"{path}: '# trace:' needs a runtime-error directive")
     prog.errors.sort(key=lambda e: (e.line is None, e.line or 0, e.col or 0))
     return prog
@@ -479,6 +486,9 @@ def compare_runtime_error(prog: Program, res: RunResult) -> list[str]:
     frames = [f for f in frames if f]
     if not frames:
         problems.append("runtime error without '  at fn (file:line:col)' trace lines (13.2)")
+    if prog.trace_top and frames and frames[0]["fn"] != prog.trace_top:
+        problems.append(f"innermost trace frame is in {frames[0]['fn']!r}, expected {prog.trace_top!r}: "
+                        f"{frames[0].group(0).strip()!r}")
     if prog.trace:
         got = [f"{f['fn']} {f['line']}:{f['col']}" for f in frames]
         ok = len(got) == len(prog.trace) and all(
