@@ -24,6 +24,7 @@ Directives are comments (the directive grammar is documented in tests/README.md)
                                  `@COL` may be left out (any column) and so may `: MESSAGE`
                                  (any message)
     # hint: TEXT                 the preceding error's diagnostic carries `hint: TEXT`
+    # hint-has: TEXT             the preceding error's diagnostic has a hint containing TEXT
     # error-anywhere: MESSAGE    compile error with MESSAGE at any location or none
     # runtime-error@COL: MESSAGE the first stderr line is FILE:LINE:COL: runtime error: MESSAGE
                                  with LINE this line (`@COL` and `: MESSAGE` optional)
@@ -50,7 +51,7 @@ DEFAULT_TIMEOUT_S = float(os.environ.get("NEVE_PROGRAM_TIMEOUT", "180"))
 DIRECTIVES = {
     "covers", "expect", "expect-re", "unordered", "args", "stdin", "exit", "stderr", "env", "flags",
     "run", "error", "hint", "error-anywhere", "runtime-error", "runtime-error-anywhere", "trace",
-    "trace-top",
+    "trace-top", "hint-has",
 }
 _DIRECTIVE_RE = re.compile(r"#\s?(?P<name>[a-z][a-z-]*)(?:@(?P<at>\S+?))?(?::(?P<rest>.*))?\s*$")
 _SUSPECT_RE = re.compile(r"#\s*(expect|error|runtime-error|covers|stdin|args|exit|trace|hint|stderr)[\w-]*(@\S*)?:")
@@ -78,6 +79,7 @@ class CompileErrorExpect:
     message: str | None  # None: any message
     directive_line: int
     hints: list[str] = field(default_factory=list)
+    hint_parts: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
         where = "anywhere" if self.line is None else f"{self.line}:{self.col if self.col else '*'}"
@@ -254,10 +256,10 @@ def parse_program(path: Path | str) -> Program:
                 raise DirectiveError(f"line {lineno}: error-anywhere needs a message")
             last_error = CompileErrorExpect(None, None, text_rest, lineno)
             prog.errors.append(last_error)
-        elif name == "hint":
+        elif name in ("hint", "hint-has"):
             if last_error is None:
-                raise DirectiveError(f"line {lineno}: '# hint:' must follow an error directive")
-            last_error.hints.append(text_rest)
+                raise DirectiveError(f"line {lineno}: '# {name}:' must follow an error directive")
+            (last_error.hints if name == "hint" else last_error.hint_parts).append(text_rest)
         elif name in ("runtime-error", "runtime-error-anywhere"):
             if prog.runtime_error is not None:
                 raise DirectiveError(f"line {lineno}: only one runtime error per program")
@@ -464,8 +466,11 @@ def compare_compile_errors(prog: Program, res: RunResult) -> list[str]:
 
 
 def _check_hints(e: CompileErrorExpect, d: dict) -> list[str]:
-    return [f"diagnostic {_fmt_diag(d)} lacks 'hint: {h}' (hints: {d['hints']})"
-            for h in e.hints if h not in d["hints"]]
+    problems = [f"diagnostic {_fmt_diag(d)} lacks 'hint: {h}' (hints: {d['hints']})"
+                for h in e.hints if h not in d["hints"]]
+    problems += [f"diagnostic {_fmt_diag(d)} has no hint containing {part!r} (hints: {d['hints']})"
+                 for part in e.hint_parts if not any(part in h for h in d["hints"])]
+    return problems
 
 
 def compare_runtime_error(prog: Program, res: RunResult) -> list[str]:
