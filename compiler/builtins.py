@@ -96,6 +96,11 @@ def bind_args(ck, e: A.Call, names: list[str], fname: str) -> list:
 
 def call_user(ck, e: A.Call, fn: T.FuncSym) -> T.Expr:
     bound = bind_args(ck, e, [p.name for p in fn.params], fn.name)
+    # Arguments are evaluated as written (4.1): when keywords reorder them, evaluate each
+    # into a temporary first.
+    written = [a.value for a in e.args]
+    reordered = [a for a in bound if a is not None] != written
+    pre: list[T.Stmt] = []
     args = []
     for i, (p, a) in enumerate(zip(fn.params, bound)):
         if a is None:
@@ -109,11 +114,18 @@ def call_user(ck, e: A.Call, fn: T.FuncSym) -> T.Expr:
             finally:
                 ck.scope = saved
             continue
-        x = ck.expr(a, expected=p.type)
-        args.append(ck.coerce(x, p.type, a.span, f"argument {i + 1} of {fn.name}"))
+        x = ck.coerce(ck.expr(a, expected=p.type), p.type, a.span, f"argument {i + 1} of {fn.name}")
+        if reordered:
+            tmp = T.Var(f".arg{i}", p.type, a.span)
+            pre.append((written.index(a), T.Decl(a.span, tmp, x)))
+            x = T.Local(p.type, a.span, tmp)
+        args.append(x)
     if ck.cur_func is not None:
         ck.cur_func.calls.add(fn)
-    return T.CallFn(fn.ret, call_site(e), fn, args)
+    call = T.CallFn(fn.ret, call_site(e), fn, args)
+    if pre:
+        return T.Seq(fn.ret, call.span, [d for _, d in sorted(pre, key=lambda x: x[0])], call)
+    return call
 
 
 def plain_args(ck, e: A.Call, fname: str, lo: int, hi: int) -> list:

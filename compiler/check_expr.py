@@ -56,6 +56,23 @@ def is_lit_expr(e) -> bool:
     return False
 
 
+def finite_in(v: float, ty: Type) -> bool:
+    """Whether v stays finite once rounded to float type ty (3.3: else an error)."""
+    if math.isinf(v) or math.isnan(v):
+        return False
+    if ty == F64:
+        return True
+    if ty.name == "half":
+        try:
+            struct.pack("e", v)
+            return True
+        except OverflowError:
+            return False
+    if ty.name == "bf16":
+        return abs(v) < 3.3961775292304957e38       # halfway to the next power: rounds to inf
+    return not math.isinf(round_f32(v))
+
+
 def round_f32(x: float) -> float:
     try:
         return struct.unpack("f", struct.pack("f", x))[0]
@@ -206,13 +223,9 @@ class ExprChecker:
             if not lo <= v <= hi:
                 return None
             return T.Const(ty, e.span, v)
-        if math.isinf(v) and not self._has_inf_text(e):
+        if not finite_in(v, ty):
             return None
         return T.Const(ty, e.span, v)
-
-    @staticmethod
-    def _has_inf_text(e) -> bool:
-        return False
 
     def adapt_literal(self, e, ty: Type) -> T.Expr:
         """Check literal expression e where ty is expected: adapt, or report why not."""
@@ -227,8 +240,8 @@ class ExprChecker:
             return self.expr_plain(e)
         if isinstance(v, int) and (is_int(ty) or ty == CHAR):
             self.fail(e.span, f"constant {v} does not fit in {ty}")
-        if isinstance(v, float) and math.isinf(v):
-            self.fail(e.span, f"constant is not finite in {ty}")
+        if isinstance(v, float) and not finite_in(v, ty):
+            self.fail(e.span, f"float literal is not finite in {ty}")
         return self.expr_plain(e)
 
     # ------------------------------------------------------------ conversions
@@ -372,7 +385,7 @@ class ExprChecker:
                 if isinstance(side, A.Binary) and side.op in COMPARE:
                     self.fail(e.span, "comparisons do not chain", "write a < b and b < c")
         if e.op == "offby":
-            self.fail(e.span, "buffers (offby) are not supported yet")
+            return self.offby(e)
         lt, rt = is_lit_expr(e.left), is_lit_expr(e.right)
         if lt and not rt:
             r = self.expr(e.right)
@@ -384,6 +397,19 @@ class ExprChecker:
             l = self.expr(e.left)
             r = self.expr(e.right)
         return self.apply_binary(e.op, l, r, e.span)
+
+    def offby(self, e: A.Binary) -> T.Expr:
+        """`p offby k`: a buffer k elements past p (p a buffer or a fixed array, 4.6)."""
+        p = self.expr(e.left)
+        k = self.coerce_int(self.expr(e.right, expected=INT), e.right.span)
+        if isinstance(p.type, FixedT):
+            if not self.is_lvalue(p):
+                self.fail(e.left.span, "offby needs a fixed array variable or element")
+            return T.Builtin(BufferT(p.type.elem), e.span, "offby_fixed", [p, k])
+        if isinstance(p.type, BufferT):
+            self.mark_raises()
+            return T.Builtin(p.type, e.span, "offby_buffer", [p, k])
+        self.fail(e.span, f"offby needs a buffer or a fixed array, got {p.type}")
 
     def binary_typed(self, op: str, left: T.Expr, right_ast, span: Span, old_ast=None,
                      right_typed: T.Expr | None = None) -> T.Expr:
@@ -498,6 +524,9 @@ class ExprChecker:
         if t == STR:
             self.mark_raises()
             return T.IndexGet(CHAR, e.span, obj, idx)
+        if isinstance(t, BufferT):
+            self.mark_raises()
+            return T.IndexGet(t.elem, e.span, obj, idx)
         self.fail(e.span, f"cannot index a value of type {t}")
 
     def ex_Slice(self, e: A.Slice, expected):
@@ -578,6 +607,14 @@ class ExprChecker:
         if self.convertible(src, dst):
             return self.coerce(x, dst, span)
         self.fail(span, f"cannot convert {src} to {dst}")
+
+    def ex_New(self, e: A.New, expected):
+        t = self.resolve_type(e.type)
+        if isinstance(t, ArrayT):
+            if e.args:
+                self.fail(e.span, f"new {t}() takes no arguments")
+            return T.Zero(t, e.span, fresh=True)
+        self.fail(e.span, f"cannot create a {t} with new")
 
     def ex_Call(self, e: A.Call, expected):
         from .builtins import check_call

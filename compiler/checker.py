@@ -7,9 +7,10 @@ from __future__ import annotations
 from . import ast as A
 from . import tir as T
 from .callgraph import analyse
+from .parser import BUILTIN_GENERICS
 from .check_expr import Abandon as _Abandon, ExprChecker
 from .diagnostics import Diagnostics, Span
-from .types import (ArrayT, FixedT, FuncT, Prim, TupleT, Type, INT, STR, VOID, CHAR, PRIMS,
+from .types import (ArrayT, BufferT, ChannelT, FixedT, FuncT, Prim, TupleT, Type, INT, STR, VOID, CHAR, PRIMS,
                     is_numeric, is_int)
 
 PHASE_LATER = {
@@ -18,7 +19,6 @@ PHASE_LATER = {
     A.Asyncs: "threads (asyncs) are not supported yet",
     A.Lock: "locks are not supported yet",
     A.Launch: "kernel launches are not supported yet",
-    A.ChanOp: "channels are not supported yet",
 }
 
 
@@ -169,6 +169,16 @@ class Checker(ExprChecker):
         except _Abandon:
             return None
 
+    def stmt_ChanOp(self, s: A.ChanOp):
+        left = self.expr(s.left)
+        right = self.expr(s.right)
+        if not any(isinstance(x.type, ChannelT) for x in (left, right)):
+            self.error(s.span, "'<-' sends or receives, but neither side is a channel",
+                       "write a < -1")
+            return None
+        self.error(s.span, "channels are not supported yet")
+        return None
+
     def stmt_Pass(self, s: A.Pass):
         return None
 
@@ -219,6 +229,10 @@ class Checker(ExprChecker):
     def check_local_name(self, name: str, span: Span) -> None:
         if name in ("tid", "tN", "tHW"):
             self.error(span, f"cannot declare '{name}'", "it is predeclared (9.1)")
+            raise _Abandon()
+        if name in BUILTIN_GENERICS:
+            self.error(span, f"local '{name}' is named like the generic function '{name}'",
+                       "rename it: the name would change how `name <` parses")
             raise _Abandon()
         if self.scope.lookup(name) is not None:
             self.error(span, f"'{name}' is already declared in this function",
@@ -292,8 +306,8 @@ class Checker(ExprChecker):
         if isinstance(e, T.Local):
             return True
         if isinstance(e, T.IndexGet):
-            return isinstance(e.obj.type, ArrayT) or (isinstance(e.obj.type, FixedT)
-                                                      and self.is_lvalue(e.obj))
+            return isinstance(e.obj.type, (ArrayT, BufferT)) or (
+                isinstance(e.obj.type, FixedT) and self.is_lvalue(e.obj))
         return False
 
     def compound_assign(self, s: A.Assign):

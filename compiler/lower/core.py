@@ -93,6 +93,8 @@ class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
             return ir.LiteralStructType([self.mem_ty(e) for e in t.elems])
         if isinstance(t, FixedT):
             return ir.ArrayType(self.mem_ty(t.elem), t.n)
+        if isinstance(t, BufferT):
+            return R.BUFFER
         return R.PTR
 
     def mem_ty(self, t: Type) -> ir.Type:

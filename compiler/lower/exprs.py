@@ -4,7 +4,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .. import tir as T
-from ..types import (ArrayT, FixedT, Prim, TupleT, Type, INT, FLOAT, F64, BOOL, CHAR, STR, NIL,
+from ..types import (ArrayT, BufferT, FixedT, Prim, TupleT, Type, INT, FLOAT, F64, BOOL, CHAR, STR, NIL,
                      BF16, HALF, is_int, is_float, is_signed, INT_BITS)
 from . import runtime_abi as R
 
@@ -208,6 +208,8 @@ class ExprLowering:
                                              b.bitcast(pr, R.PTR), self.desc(t)),
                                ir.Constant(R.I32, 0))
             return eq if op == "==" else b.not_(eq)
+        if isinstance(t, BufferT):
+            l, r = b.extract_value(l, 0), b.extract_value(r, 0)
         if isinstance(l.type, ir.PointerType):
             return b.icmp_unsigned(op, b.ptrtoint(l, R.I64), b.ptrtoint(r, R.I64))
         if t == BOOL or (isinstance(t, Prim) and t.name in UNSIGNED):
@@ -393,14 +395,26 @@ class ExprLowering:
             if isinstance(ot, TupleT):
                 base = self.address(e.obj) if self.is_lvalue(e.obj) else self.spill(self.expr(e.obj))
                 return self.b.gep(base, [ir.Constant(R.I32, 0), ir.Constant(R.I32, e.index.value)])
+            if isinstance(ot, BufferT):
+                data = self.buffer_data(self.expr(e.obj), e.span, f"indexed nil buffer {ot}")
+                typed = self.b.bitcast(data, self.mem_ty(ot.elem).as_pointer())
+                return self.b.gep(typed, [self.expr(e.index)])
         raise AssertionError(f"not an lvalue: {type(e).__name__}")
+
+    def buffer_data(self, buf: ir.Value, span, nil_message: str) -> ir.Value:
+        """The element address of a buffer, with the CPU back end's nil check (3.4)."""
+        data = self.b.extract_value(buf, 0)
+        ok = self.b.icmp_unsigned("!=", self.b.ptrtoint(data, R.I64), ir.Constant(R.I64, 0))
+        self.check(ok, span, "nv_panic", self.cstr(nil_message))
+        return data
 
     def is_lvalue(self, e: T.Expr) -> bool:
         if isinstance(e, T.Local):
             return True
         if isinstance(e, T.IndexGet):
             ot = e.obj.type
-            return isinstance(ot, ArrayT) or (isinstance(ot, (FixedT, TupleT)) and self.is_lvalue(e.obj))
+            return isinstance(ot, (ArrayT, BufferT)) or (
+                isinstance(ot, (FixedT, TupleT)) and self.is_lvalue(e.obj))
         return False
 
     def ex_IndexGet(self, e: T.IndexGet) -> ir.Value:

@@ -144,6 +144,20 @@ class IntrinsicLowering:
     def bi_ones_float(self, e):
         return self.rt("nv_fill_float", self.expr(e.args[0]), ir.Constant(R.F32, 1.0))
 
+    # ------------------------------------------------------------ buffers
+    def bi_offby_fixed(self, e: T.Builtin):
+        base = self.address(e.args[0])
+        p = self.b.gep(base, [ir.Constant(R.I32, 0), self.expr(e.args[1])])
+        return self.b.insert_value(ir.Constant(R.BUFFER, None), self.b.bitcast(p, R.PTR), 0)
+
+    def bi_offby_buffer(self, e: T.Builtin):
+        buf = self.expr(e.args[0])
+        k = self.expr(e.args[1])
+        data = self.buffer_data(buf, e.span, f"offby on nil buffer {e.type}")
+        typed = self.b.bitcast(data, self.mem_ty(e.type.elem).as_pointer())
+        p = self.b.bitcast(self.b.gep(typed, [k]), R.PTR)
+        return self.b.insert_value(buf, p, 0)
+
     # ------------------------------------------------------------ strings
     def bi_str_size(self, e: T.Builtin):
         return self.str_len(self.expr(e.args[0]))

@@ -18,6 +18,8 @@ NVSTR = ir.LiteralStructType([I64, PTR])
 # NvFrame {ptr prev, ptr fn, i64 site}
 NVFRAME = ir.LiteralStructType([PTR, PTR, I64])
 NVFUNCINFO = ir.LiteralStructType([PTR, PTR])
+# T[] in host code: {element address, owning storage object or NULL} (LANGUAGE.md 3.4)
+BUFFER = ir.LiteralStructType([PTR, PTR])
 BUF_SIZE = 256
 
 KIND = {"int": 1, "i8": 2, "i16": 3, "i32": 4, "u8": 5, "float": 6, "f64": 7, "bf16": 8,
