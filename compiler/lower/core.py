@@ -54,6 +54,10 @@ class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
         tls.linkage = "external"
         tls.storage_class = "thread_local(initialexec)"
         self.tls_top = tls
+        lim = ir.GlobalVariable(self.module, R.I64, "nv_stack_limit")
+        lim.linkage = "external"
+        lim.storage_class = "thread_local(initialexec)"
+        self.stack_limit = lim
 
     # ------------------------------------------------------------ entry
     def lower(self) -> ir.Module:
@@ -263,6 +267,9 @@ class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
         also catches recursion that LLVM turned into a loop (tail-call elimination)."""
         b = self.b
         deep = b.icmp_unsigned(">", fs.depth, ir.Constant(R.I64, MAX_DEPTH))
+        fa = self.intrinsic_fn("llvm.frameaddress.p0", R.PTR, [R.I32])
+        sp = b.ptrtoint(b.call(fa, [ir.Constant(R.I32, 0)]), R.I64)
+        deep = b.or_(deep, b.icmp_unsigned("<", sp, b.load(self.stack_limit)))
         with b.if_then(deep, likely=False):
             site = (fs.sym.span.line << 32) | fs.sym.span.col
             self.rt("nv_panic_depth", info.bitcast(R.PTR), ir.Constant(R.I64, site))

@@ -12,6 +12,8 @@
 #include "neve_rt.h"
 #include "error/panic.h"
 
+extern "C" __thread uintptr_t nv_stack_limit __attribute__((tls_model("initial-exec")));
+
 namespace {
 
 // The report (static buffers, write(2)) needs little; leave room for the frame walk and libc.
@@ -20,6 +22,9 @@ constexpr size_t kAltStackSize = 256 * 1024;
 // 1 MiB gap below a growing main stack, thread stacks have a guard area of their own.
 constexpr uintptr_t kBelowSlack = (1u << 20) + 64 * 1024;
 constexpr uintptr_t kNear = 64 * 1024;
+
+// Room left below nv_stack_limit for the runtime functions a Neve frame may still call.
+constexpr uintptr_t kLimitMargin = 256 * 1024;
 
 __thread uintptr_t t_stack_lo __attribute__((tls_model("initial-exec")));
 __thread void* t_altstack __attribute__((tls_model("initial-exec")));
@@ -30,7 +35,10 @@ void record_stack_bounds() {
     void* addr = nullptr;
     size_t size = 0;
     // addr is the lowest usable address; a thread's guard area lies just below it.
-    if (pthread_attr_getstack(&attr, &addr, &size) == 0) t_stack_lo = (uintptr_t)addr;
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+        t_stack_lo = (uintptr_t)addr;
+        if (size > 2 * kLimitMargin) nv_stack_limit = t_stack_lo + kLimitMargin;
+    }
     pthread_attr_destroy(&attr);
 }
 
@@ -65,6 +73,8 @@ void on_fault(int sig, siginfo_t* si, void* uctx) {
 }
 
 }  // namespace
+
+__thread uintptr_t nv_stack_limit __attribute__((tls_model("initial-exec")));
 
 extern "C" void nv_sigstack_attach(void) {
     if (t_altstack) return;

@@ -95,6 +95,9 @@ void nv_panic_divzero(int32_t modulo) __attribute__((noreturn));
 void nv_panic_nil_call(const char* method, const char* type) __attribute__((noreturn));
 /* "stack overflow" located at fn's site: recursion deeper than NV_MAX_DEPTH levels. */
 #define NV_MAX_DEPTH 10000000
+/* Recursive functions compare their stack pointer with this (0 until known) and call
+ * nv_panic_depth below it, so an overflow is reported in the recursing function. */
+extern __thread uintptr_t nv_stack_limit __attribute__((tls_model("initial-exec")));
 void nv_panic_depth(const NvFuncInfo* fn, int64_t site) __attribute__((noreturn));
 /* "assertion failed: MSG" (just "assertion failed" when msg is empty) */
 void nv_assert_fail(const NvStr* msg) __attribute__((noreturn));
