@@ -184,8 +184,14 @@ class IntrinsicLowering:
         arr = self.receiver(e, "append")
         et = e.args[0].type.elem
         v = self.expr(e.args[1])
-        slot = self.rt("nv_array_push", arr)
-        self.b.store(self.to_mem(v, et), self.b.bitcast(slot, self.mem_ty(et).as_pointer()))
+        # inline fast path: store in place while len < cap, grow in the runtime otherwise
+        b = self.b
+        n = b.load(self.array_field(arr, 0))
+        full = b.icmp_signed(">=", n, b.load(self.array_field(arr, 1)))
+        with b.if_then(full, likely=False):
+            self.rt("nv_array_grow", arr)
+        b.store(self.to_mem(v, et), self.elem_ptr(arr, n, et))
+        b.store(b.add(n, ir.Constant(R.I64, 1)), self.array_field(arr, 0))
 
     def bi_array_insert(self, e: T.Builtin):
         arr = self.receiver(e, "insert")

@@ -83,6 +83,7 @@ SIGNATURES: dict[str, tuple] = {
     "nv_to_f64": (F64, [PTR]),
     "nv_array_new": (PTR, [PTR, I64]),
     "nv_array_push": (PTR, [PTR]),
+    "nv_array_grow": (VOID, [PTR]),
     "nv_array_insert": (PTR, [PTR, I64]),
     "nv_array_extend": (VOID, [PTR, PTR]),
     "nv_array_pop": (VOID, [PTR, PTR]),

@@ -54,12 +54,14 @@ extern "C" {
 
 NvArray* nv_array_new(const NvType* elem, int64_t len) { return rt_array_make(elem, len, len); }
 
+// Slots past len are always zero (alloc_slots clears them, pop/remove/clear re-clear), so a
+// new last slot needs no memset.
 void* nv_array_push(NvArray* a) {
     rt_array_reserve(a, a->len + 1);
-    char* p = slot(a, a->len++);
-    memset(p, 0, (size_t)slot_size(a->elem));
-    return p;
+    return slot(a, a->len++);
 }
+
+void nv_array_grow(NvArray* a) { rt_array_reserve(a, a->len + 1); }
 
 void* nv_array_insert(NvArray* a, int64_t i) {
     int64_t j = i < 0 ? i + a->len : i;

@@ -175,6 +175,7 @@ double nv_to_f64(const NvStr* s);
  * All take non-nil arrays (the compiler checks nil first). Slots are elem->size bytes. */
 NvArray* nv_array_new(const NvType* elem, int64_t len);      /* len zeroed elements */
 void* nv_array_push(NvArray* a);           /* grow by one zeroed slot at the end; its address */
+void nv_array_grow(NvArray* a);            /* make room for one more element (cap > len after) */
 void* nv_array_insert(NvArray* a, int64_t i); /* open a zeroed slot at i (0..len, negatives from end); panics */
 void nv_array_extend(NvArray* a, const NvArray* b);
 void nv_array_pop(NvArray* a, void* out);  /* copy last into out, shrink; "pop from empty array" */
