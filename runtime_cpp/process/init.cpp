@@ -23,12 +23,14 @@ extern "C" void nv_init(int argc, char** argv) {
 
 extern "C" int nv_finish(void) {
     nv_flush();
+    rt_gc_report();
     fflush(nullptr);
     return 0;
 }
 
 extern "C" void nv_exit(int64_t code) {
     nv_flush();
+    rt_gc_report();
     fflush(nullptr);
     // _exit, not exit: other threads keep running and must not see static destructors.
     _exit((int)code);
