@@ -227,6 +227,82 @@ void nv_sigstack_detach(void);
  * (13.2); the caller keeps the text alive; NULL for none. */
 void nv_set_thread_origin(const char* line);
 
+
+/* ------------------------------------------------------------------ maps (3.4, 14.5)
+ * Insertion-ordered hash map: entries in insertion order with tombstones, an open-addressed
+ * index, and a modification counter checked by iteration. Keys compare by descriptor: str by
+ * bytes, numbers/char/bool by value (a NaN key is never found), classes, foreign and any by
+ * identity. Slots are key->size / val->size bytes; `key` arguments point at a key value. */
+typedef struct NvMap NvMap;
+NvMap* nv_map_new(const NvType* key, const NvType* val);
+void* nv_map_find(NvMap* m, const void* key);       /* value slot, or NULL when absent */
+void* nv_map_get(NvMap* m, const void* key);        /* value slot; panics `key not found: "x"` */
+void* nv_map_slot(NvMap* m, const void* key);       /* value slot, inserting a zeroed one (last) if absent */
+int32_t nv_map_remove(NvMap* m, const void* key);   /* 1 if it was present */
+int64_t nv_map_size(const NvMap* m);
+NvArray* nv_map_keys(const NvMap* m);
+NvArray* nv_map_values(const NvMap* m);
+void nv_map_clear(NvMap* m);
+/* Iteration: pos starts at 0; returns the position after the next live entry and copies its
+ * key to key_out, or -1 at the end. `mod` is nv_map_mod at loop start: a different count is
+ * the runtime error `map modified during iteration`. */
+int64_t nv_map_mod(const NvMap* m);
+int64_t nv_map_next(const NvMap* m, int64_t pos, int64_t mod, void* key_out);
+
+/* ------------------------------------------------------------------ f-string specs (10.3)
+ * align: 0 default ('>' for numbers, '<' otherwise), '<' or '>'; zero: pad numbers with '0'
+ * after the sign; width: minimum width (0 none); prec: -1 when absent; type: 0, 'd', 'x', 'f',
+ * 'e'. `f`/`e` format the exact binary value (round half to even, as printf). */
+void nv_fmt_int_spec(NvBuf* b, int64_t v, int32_t is_unsigned, int32_t align, int32_t zero,
+                     int32_t width, int32_t type);
+void nv_fmt_float_spec(NvBuf* b, double v, int32_t align, int32_t zero, int32_t width,
+                       int32_t prec, int32_t type);
+/* Pad the text appended since byte offset `start` to `width` (align '<', '>'; 0 = '<'). */
+void nv_fmt_pad(NvBuf* b, int64_t start, int32_t align, int32_t width);
+int64_t nv_buf_len(const NvBuf* b);
+
+/* ------------------------------------------------------------------ random (14.3)
+ * One xoshiro256** generator per thread; the main one is seeded from the OS unless seed() is
+ * called. nv_rng_fork gives a child thread's seed from the parent's generator (issue 4). */
+void nv_seed(int64_t s);
+int64_t nv_randint(int64_t lo, int64_t hi);         /* uniform in [lo, hi]; lo > hi panics */
+float nv_randu(float lo, float hi);                 /* uniform in [lo, hi) */
+float nv_randn(float mean, float std);              /* normal (Box-Muller or ziggurat) */
+NvArray* nv_randint_array(int64_t n, int64_t lo, int64_t hi);
+NvArray* nv_randfloat_array(int64_t n, float lo, float hi);
+void nv_array_shuffle(NvArray* a);                  /* Fisher-Yates with the thread's generator */
+uint64_t nv_rng_fork(void);
+void nv_rng_adopt(uint64_t seed);
+
+/* ------------------------------------------------------------------ files (14.7)
+ * A File handle is an opaque pointer (NULL when opening failed). Failed reads/writes are
+ * runtime errors naming the path, e.g. `cannot open file "x.txt"`. */
+void* nv_file_open(const NvStr* path, const NvStr* mode);   /* mode "r", "w", "a"; else panics */
+NvStr* nv_file_readline(void* f);                   /* next line without '\n' ("" at end) */
+int32_t nv_file_eof(void* f);
+NvStr* nv_file_read_all(void* f);
+void nv_file_write(void* f, const NvStr* s);
+void nv_file_close(void* f);                        /* idempotent */
+NvStr* nv_read_file(const NvStr* path);
+NvArray* nv_read_lines(const NvStr* path);          /* array<str>, no trailing empty line */
+NvArray* nv_read_bytes(const NvStr* path);          /* array<u8> */
+void nv_write_file(const NvStr* path, const NvStr* text);
+int32_t nv_file_exists(const NvStr* path);
+int32_t nv_dir_exists(const NvStr* path);
+NvArray* nv_glob(const NvStr* pattern);             /* sorted array<str>; no match: empty */
+
+/* ------------------------------------------------------------------ objects and dynamic types
+ * Every class object starts with its NvType* (kind NV_CLASS, name = class name); function
+ * values point at a constant NvFuncValue. `any` values are plain pointers whose dynamic type is
+ * read from the object header (class objects, arrays, maps, channels); NULL is nil. */
+typedef struct NvFuncValue {
+    void* fn;                                       /* the callable entry */
+    const char* name;                               /* printed as <function NAME> */
+} NvFuncValue;
+void* nv_object_new(const NvType* cls, int64_t size);   /* zeroed, header set */
+/* "failed cast: any holds X, not C" */
+void nv_panic_cast(const void* value, const NvType* want) __attribute__((noreturn));
+
 #ifdef __cplusplus
 }
 #endif
