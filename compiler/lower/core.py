@@ -210,7 +210,7 @@ class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
         gv.initializer = ir.Constant(R.NVTYPE, [
             ir.Constant(R.I32, R.KIND[kind]), ir.Constant(R.I32, self.size_of(t)),
             ir.Constant(R.I32, count), ir.Constant(R.I32, int(has_pointers(t))),
-            elems, offsets, self.cstr(str(t))])
+            elems, offsets, self.cstr(str(t)), ir.Constant(R.PTR, None)])
         return gv.bitcast(R.PTR)
 
     # ------------------------------------------------------------ functions and frames

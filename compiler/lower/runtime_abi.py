@@ -9,8 +9,9 @@ HALF = ir.HalfType()
 PTR = I8.as_pointer()
 VOID = ir.VoidType()
 
-# NvType {i32 kind, i32 size, i32 count, i32 has_ptrs, ptr elems, ptr offsets, ptr name}
-NVTYPE = ir.LiteralStructType([I32, I32, I32, I32, PTR, PTR, PTR])
+# NvType {i32 kind, i32 size, i32 count, i32 has_ptrs, ptr elems, ptr offsets, ptr name,
+#         ptr to_str}
+NVTYPE = ir.LiteralStructType([I32, I32, I32, I32, PTR, PTR, PTR, PTR])
 # NvArray {i64 len, i64 cap, ptr data, ptr elem}
 NVARRAY = ir.LiteralStructType([I64, I64, PTR, PTR])
 # NvStr {i64 len, ptr data}

@@ -47,6 +47,7 @@ typedef struct NvType {
     const struct NvType* const* elems;  /* see NvKind */
     const int64_t* offsets;             /* tuple element byte offsets */
     const char* name;                   /* class / foreign type name, or the type's spelling */
+    const void* to_str;                 /* classes: NvStr* (*)(void* self) for print, or NULL */
 } NvType;
 
 extern const NvType nv_type_int, nv_type_i8, nv_type_i16, nv_type_i32, nv_type_u8,
@@ -292,16 +293,21 @@ int32_t nv_dir_exists(const NvStr* path);
 NvArray* nv_glob(const NvStr* pattern);             /* sorted array<str>; no match: empty */
 
 /* ------------------------------------------------------------------ objects and dynamic types
- * Every class object starts with its NvType* (kind NV_CLASS, name = class name); function
- * values point at a constant NvFuncValue. `any` values are plain pointers whose dynamic type is
- * read from the object header (class objects, arrays, maps, channels); NULL is nil. */
+ * Class objects are plain collected structs of their fields (no header); an NV_CLASS value in
+ * memory is the object pointer and its descriptor's to_str (if any) renders it. Function values
+ * point at a constant NvFuncValue. `any` is two words, NvAny {value, dynamic type}: the
+ * compiler boxes the static type on conversion; descriptors are unique per type program-wide
+ * (the compiler emits them with one mangled name each), so a cast compares pointers. */
+typedef struct NvAny {
+    const void* value;                              /* the reference, NULL for nil */
+    const NvType* type;                             /* its dynamic type, NULL for nil */
+} NvAny;
 typedef struct NvFuncValue {
     void* fn;                                       /* the callable entry */
     const char* name;                               /* printed as <function NAME> */
 } NvFuncValue;
-void* nv_object_new(const NvType* cls, int64_t size);   /* zeroed, header set */
-/* "failed cast: any holds X, not C" */
-void nv_panic_cast(const void* value, const NvType* want) __attribute__((noreturn));
+/* "failed cast: any holds X, not C" (X = the held type's name, `nil`, `foreign pointer`) */
+void nv_panic_cast(const NvType* held, const NvType* want) __attribute__((noreturn));
 
 #ifdef __cplusplus
 }
