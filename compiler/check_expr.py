@@ -4,6 +4,8 @@ from __future__ import annotations
 import math
 import struct
 
+from .floats import round_decimal
+
 from . import ast as A
 from . import tir as T
 from .diagnostics import Diagnostics, Span
@@ -177,8 +179,7 @@ class ExprChecker:
         if isinstance(e, A.FloatLit):
             if not is_float(ty):
                 raise _NotConst()
-            v = float(e.text)
-            return round_f32(v) if ty != F64 else v
+            return round_decimal(e.text, ty.name)
         if isinstance(e, A.Unary) and e.op in ("-", "+"):
             v = self.fold(e.operand, ty)
             return -v if e.op == "-" else v
@@ -326,7 +327,7 @@ class ExprChecker:
         return T.Const(INT, e.span, e.value)
 
     def ex_FloatLit(self, e: A.FloatLit, expected):
-        v = round_f32(float(e.text))
+        v = round_decimal(e.text, "float")
         if math.isinf(v):
             self.fail(e.span, "float literal is not finite in float", "use f64")
         return T.Const(FLOAT, e.span, v)
