@@ -6,7 +6,8 @@ import dataclasses
 from .diagnostics import Span
 from .tir import FuncSym, Var
 
-SKIP = {"span", "calls", "defaults", "var_span"}
+OPAQUE = {"ClassInfo", "ClassDecl", "ModScope", "GenericFunc", "Module"}
+SKIP = {"span", "calls", "defaults", "var_span", "ast", "scope", "env", "owner"}
 
 
 def dump(node, indent: int = 0) -> str:
@@ -16,6 +17,8 @@ def dump(node, indent: int = 0) -> str:
         if not node:
             return "[]"
         return "[\n" + "".join(f"{pad}  {dump(x, indent + 1)}\n" for x in node) + f"{pad}]"
+    if type(node).__name__ in OPAQUE:
+        return f"<{type(node).__name__} {getattr(node, 'type', getattr(node, 'name', ''))}>"
     if not dataclasses.is_dataclass(node) or isinstance(node, Span):
         return repr(node) if not isinstance(node, Span) else str(node)
     name = type(node).__name__

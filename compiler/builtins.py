@@ -9,7 +9,7 @@ import math
 from . import ast as A
 from . import tir as T
 from .check_expr import Abandon, is_lit_expr, similar
-from .types import (ArrayT, FixedT, Prim, TupleT, Type, INT, FLOAT, F64, BOOL, CHAR, STR, VOID,
+from .types import (ArrayT, ClassT, FixedT, MapT, Prim, TupleT, Type, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, U8, ANY,
                     BF16, is_int, is_float, is_numeric, common_numeric)
 
 MATH1 = ("sqrt", "exp", "log", "log2", "sin", "cos", "tanh", "floor", "ceil", "round")
@@ -34,7 +34,26 @@ FIXED: dict[str, tuple[tuple[Type, ...], tuple, Type, bool]] = {
     "to_char": ((INT,), (), CHAR, False),
     "float_to_bf16": ((FLOAT,), (), BF16, False),
     "bf16_to_float": ((BF16,), (), FLOAT, False),
+    "seed": ((INT,), (), VOID, False),
+    "randint": ((INT, INT), (), INT, True),
+    "randu": ((FLOAT, FLOAT), (0.0, 1.0), FLOAT, False),
+    "randn": ((FLOAT, FLOAT), (0.0, 1.0), FLOAT, False),
+    "randint_array": ((INT, INT, INT), (), ArrayT(INT), True),
+    "randfloat_array": ((INT, FLOAT, FLOAT), (), ArrayT(FLOAT), False),
+    "read_file": ((STR,), (), STR, True),
+    "read_lines": ((STR,), (), ArrayT(STR), True),
+    "read_bytes": ((STR,), (), ArrayT(U8), True),
+    "write_file": ((STR, STR), (), VOID, True),
+    "file_exists": ((STR,), (), BOOL, False),
+    "dir_exists": ((STR,), (), BOOL, False),
+    "glob": ((STR,), (), ArrayT(STR), False),
 }
+GENERIC_BUILTINS = ("zeros", "ones", "isa")
+MAP_METHODS = ("size", "has", "get", "remove", "keys", "values", "clear", "print")
+FILE_METHODS = {"opened": ((), BOOL), "readline": ((), STR), "read": ((), STR),
+                "eof": ((), BOOL), "read_all": ((), STR), "write": ((STR,), VOID),
+                "close": ((), VOID)}
+FILE_T = ClassT("std", "File")
 BUILTIN_NAMES = set(FIXED) | {"print", "printl", "eprint", "len", "min", "max", "abs", "pow",
                               "isnan", "isinf", "to_int", "to_float", "to_f64", "assert",
                               "pi", "inf", "nan"} | set(MATH1)
@@ -56,15 +75,19 @@ def check_call(ck, e: A.Call, expected) -> T.Expr:
     if isinstance(f, A.Attribute):
         return check_method(ck, e, f, expected)
     if isinstance(f, A.Name) and (ck.scope is None or ck.scope.lookup(f.id) is None):
-        if f.id in ck.functions:
-            return call_user(ck, e, ck.functions[f.id])
-        if f.id in BUILTIN_NAMES:
+        fn = ck.lookup_func(f.id)
+        if fn is not None:
+            return ck.call_function(e, fn, f.targs, expected)
+        cls = ck.lookup_class_name(f.id)
+        if cls is not None:
+            return ck.call_class_name(e, cls, f)
+        if f.id in BUILTIN_NAMES or f.id in GENERIC_BUILTINS:
             return call_builtin(ck, e, f.id, expected)
-        cands = list(ck.functions) + sorted(BUILTIN_NAMES)
+        cands = ck.visible_function_names() + sorted(BUILTIN_NAMES)
         s = similar(f.id, cands)
         ck.fail(f.span, f"unknown function '{f.id}'", f"did you mean '{s}'?" if s else None)
     callee = ck.expr(f)
-    ck.fail(e.span, f"cannot call a value of type {callee.type}")
+    return ck.call_value(e, callee)
 
 
 def call_site(e: A.Call):
@@ -94,25 +117,31 @@ def bind_args(ck, e: A.Call, names: list[str], fname: str) -> list:
     return out
 
 
-def call_user(ck, e: A.Call, fn: T.FuncSym) -> T.Expr:
-    bound = bind_args(ck, e, [p.name for p in fn.params], fn.name)
+def call_user(ck, e: A.Call, fn: T.FuncSym, receiver: T.Expr | None = None,
+              skip_self: bool = False) -> T.Expr:
+    """A call of a user function or method. `receiver` is the object of `x.m(...)` (bound to
+    the first parameter); `skip_self` leaves the first parameter to the caller (ctors)."""
+    lead = 1 if receiver is not None or skip_self else 0
+    params = fn.params[lead:]
+    bound = bind_args(ck, e, [p.name for p in params], fn.name)
     # Arguments are evaluated as written (4.1): when keywords reorder them, evaluate each
     # into a temporary first.
     written = [a.value for a in e.args]
     reordered = [a for a in bound if a is not None] != written
     pre: list[T.Stmt] = []
     args = []
-    for i, (p, a) in enumerate(zip(fn.params, bound)):
+    for i, (p, a) in enumerate(zip(params, bound)):
         if a is None:
-            d = fn.defaults[i]
+            d = fn.defaults[i + lead]
             if d is None:
                 ck.fail(e.span, f"missing argument '{p.name}' of {fn.name}")
-            saved = ck.scope
+            saved = (ck.scope, ck.ctx_swap(fn.scope, fn.env, fn.owner))
             ck.scope = None
             try:
                 args.append(ck.coerce(ck.expr(d, expected=p.type), p.type, d.span))
             finally:
-                ck.scope = saved
+                ck.scope = saved[0]
+                ck.ctx_restore(saved[1])
             continue
         x = ck.coerce(ck.expr(a, expected=p.type), p.type, a.span, f"argument {i + 1} of {fn.name}")
         if reordered:
@@ -122,7 +151,11 @@ def call_user(ck, e: A.Call, fn: T.FuncSym) -> T.Expr:
         args.append(x)
     if ck.cur_func is not None:
         ck.cur_func.calls.add(fn)
+    if receiver is not None:
+        args.insert(0, receiver)
     call = T.CallFn(fn.ret, call_site(e), fn, args)
+    if receiver is not None and fn.owner is not None:
+        call.recv_check = (e.func.name, str(fn.owner.type))
     if pre:
         return T.Seq(fn.ret, call.span, [d for _, d in sorted(pre, key=lambda x: x[0])], call)
     return call
@@ -148,6 +181,8 @@ def num_arg(ck, a, what: str) -> T.Expr:
 
 def call_builtin(ck, e: A.Call, name: str, expected) -> T.Expr:
     sp = call_site(e)
+    if name in GENERIC_BUILTINS:
+        return generic_builtin(ck, e, name)
     if name in ("print", "printl", "eprint"):
         args = []
         for a in e.args:
@@ -223,6 +258,56 @@ def call_builtin(ck, e: A.Call, name: str, expected) -> T.Expr:
     ck.fail(sp, f"'{name}' cannot be called like this")
 
 
+def generic_builtin(ck, e: A.Call, name: str) -> T.Expr:
+    sp = call_site(e)
+    targs = e.func.targs
+    if len(targs) != 1:
+        ck.fail(sp, f"{name} takes one type argument: {name}<T>(...)")
+    t = ck.resolve_type(targs[0])
+    (a,) = plain_args(ck, e, name, 1, 1)
+    if name == "isa":
+        x = ck.expr(a)
+        if x.type != ANY:
+            ck.fail(a.span, f"isa<{t}> needs an any, got {x.type}")
+        return T.Builtin(BOOL, sp, "isa", [x], t)
+    n = ck.coerce_int(ck.expr(a, expected=INT), a.span)
+    if name == "ones" and not is_numeric(t):
+        ck.fail(sp, f"ones<{t}>: a number type is needed")
+    return T.Builtin(ArrayT(t), sp, name, [n], t)
+
+
+def map_method(ck, e, obj, m, sp) -> T.Expr:
+    t: MapT = obj.type
+    ck.mark_raises()              # nil receiver
+    key = lambda v: ck.coerce(ck.expr(v, expected=t.key), t.key, v.span, f"argument 1 of {m}")
+    if m in ("size", "keys", "values", "clear", "print"):
+        plain_args(ck, e, m, 0, 0)
+        if m == "print":
+            return T.Builtin(VOID, sp, "print", [obj], (True, 1))
+        ret = {"size": INT, "keys": ArrayT(t.key), "values": ArrayT(t.val)}.get(m, VOID)
+        return T.Builtin(ret, sp, "map." + m, [obj])
+    if m in ("has", "remove"):
+        (k,) = plain_args(ck, e, m, 1, 1)
+        return T.Builtin(BOOL, sp, "map." + m, [obj, key(k)])
+    vals = plain_args(ck, e, m, 1, 2)
+    if len(vals) == 1:
+        return T.Builtin(TupleT((t.val, BOOL)), sp, "map.get_pair", [obj, key(vals[0])])
+    d = ck.coerce(ck.expr(vals[1], expected=t.val), t.val, vals[1].span, "argument 2 of get")
+    return T.Builtin(t.val, sp, "map.get_default", [obj, key(vals[0]), d])
+
+
+def file_method(ck, e, obj, m, sp) -> T.Expr:
+    if m not in FILE_METHODS:
+        ck.fail(e.func.span, f"no member '{m}' in File")
+    ptypes, ret = FILE_METHODS[m]
+    vals = plain_args(ck, e, m, len(ptypes), len(ptypes))
+    args = [ck.coerce(ck.expr(v), t, v.span, f"argument {i + 1} of {m}")
+            for i, (v, t) in enumerate(zip(vals, ptypes))]
+    if m != "opened":
+        ck.mark_raises()
+    return T.Builtin(ret, sp, "file." + m, [obj] + args)
+
+
 def typed_pair(ck, a, b, name):
     if is_lit_expr(a) and not is_lit_expr(b):
         y = num_arg(ck, b, name)
@@ -238,16 +323,46 @@ def typed_pair(ck, a, b, name):
 # ------------------------------------------------------------------ methods of built-in types
 
 ARRAY_METHODS = ("size", "append", "extend", "insert", "pop", "remove_at", "clear", "clone",
-                 "contains", "index", "reverse", "sort", "sum", "prod", "min", "max", "print")
+                 "contains", "index", "reverse", "sort", "sum", "prod", "min", "max", "print",
+                 "shuffle")
 STR_METHODS = ("size", "split", "strip", "lstrip", "rstrip", "startswith", "endswith", "find",
                "contains", "count", "replace", "lower", "upper", "join", "print")
 
 
 def check_method(ck, e: A.Call, f: A.Attribute, expected) -> T.Expr:
+    o = f.obj
+    if isinstance(o, A.Name) and (ck.scope is None or ck.scope.lookup(o.id) is None):
+        if o.id in ck.ms.imports or o.id in ck.ms.ambiguous:
+            scope = ck.import_scope(o.id, o.span)
+            fn = scope.functions.get(f.name)
+            if fn is None:
+                ck.fail(f.span, f"module '{o.id}' has no function '{f.name}'")
+            return ck.call_function(e, fn, f.targs, expected)
+        info = ck.lookup_class_name(o.id)
+        if info is not None:
+            m = ck.info_of(info.type).methods.get(f.name)
+            if m is None:
+                ck.fail(f.span, f"no method '{f.name}' in {info.type}")
+            return call_user(ck, e, m)
     obj = ck.expr(f.obj)
     t = obj.type
     m = f.name
     sp = call_site(e)
+    if isinstance(t, ClassT) and t in ck.classes_by_type:
+        r = ck.method_call(e, f, obj, expected)
+        if r is not None:
+            return r
+    if isinstance(t, ArrayT) and m in ARRAY_METHODS:
+        return array_method(ck, e, obj, m, sp)
+    if t == STR and m in STR_METHODS:
+        return str_method(ck, e, obj, m, sp)
+    if isinstance(t, MapT) and m in MAP_METHODS:
+        return map_method(ck, e, obj, m, sp)
+    if t == FILE_T:
+        return file_method(ck, e, obj, m, sp)
+    r = ck.named_method(e, f, obj)
+    if r is not None:
+        return r
     if isinstance(t, ArrayT):
         return array_method(ck, e, obj, m, sp)
     if t == STR:
@@ -283,7 +398,7 @@ def array_method(ck, e, obj, m, sp) -> T.Expr:
         return T.Builtin(VOID, sp, "array.insert", [
             obj, ck.coerce_int(ck.expr(i, expected=INT), i.span),
             ck.coerce(ck.expr(v, expected=el), el, v.span, "argument 2 of insert")])
-    if m in ("pop", "clear", "clone", "reverse", "sort", "print"):
+    if m in ("pop", "clear", "clone", "reverse", "sort", "print", "shuffle"):
         plain_args(ck, e, m, 0, 0)
         ret = {"pop": el, "clone": t}.get(m, VOID)
         if m == "sort" and not (is_numeric(el) or el in (CHAR, STR, BOOL)):

@@ -75,6 +75,12 @@ def finite_in(v: float, ty: Type) -> bool:
     return not math.isinf(round_f32(v))
 
 
+def builtin_operand(t: Type) -> bool:
+    """Types on which operators have built-in meanings (user definitions are tried first
+    for all others, 6.5)."""
+    return isinstance(t, Prim) and t.name != "any" or isinstance(t, (ArrayT, TupleT, FixedT))
+
+
 def round_f32(x: float) -> float:
     try:
         return struct.unpack("f", struct.pack("f", x))[0]
@@ -87,7 +93,6 @@ class ExprChecker:
         self.diags = diags
         self.scope = None
         self.cur_func: T.FuncSym | None = None
-        self.functions: dict[str, T.FuncSym] = {}
 
     # ------------------------------------------------------------ helpers
     def error(self, span: Span, msg: str, hint: str | None = None) -> None:
@@ -101,6 +106,19 @@ class ExprChecker:
         if self.cur_func is not None:
             self.cur_func.raises_directly = True
 
+    def lookup_func(self, name: str):
+        """A top-level function (FuncSym or GenericFunc) visible by `name` in this module."""
+        ms = self.ms
+        if name in ms.functions:
+            return ms.functions[name]
+        if name in ms.from_names:
+            dscope, dn = ms.from_names[name]
+            return dscope.functions.get(dn)
+        return None
+
+    def visible_function_names(self) -> list[str]:
+        return list(self.ms.functions) + list(self.ms.from_names)
+
     # ------------------------------------------------------------ types
     def resolve_or_error(self, te, allow_void: bool = False) -> Type:
         """resolve_type, but after reporting a bad type go on with the error type, which
@@ -113,8 +131,8 @@ class ExprChecker:
     def resolve_type(self, te, allow_void: bool = False) -> Type:
         if isinstance(te, A.TypeName):
             n = te.name
-            if te.module is not None:
-                self.fail(te.span, f"unknown type '{te.module}.{n}'")
+            if te.module is not None or (n in self.env and not te.args):
+                return self.resolve_named(te)
             if n == "void":
                 if not allow_void:
                     self.fail(te.span, "'void' is only a return type")
@@ -139,11 +157,7 @@ class ExprChecker:
                     self.fail(te.span, "Function needs a return type: Function<R, A...>")
                 return FuncT(self.resolve_type(te.args[0], allow_void=True),
                              tuple(self.resolve_type(a) for a in te.args[1:]))
-            hint = None
-            cand = similar(n, list(PRIMS) + ["array", "map", "tuple", "channel", "Function"])
-            if cand:
-                hint = f"did you mean '{cand}'?"
-            self.fail(te.span, f"unknown type '{n}'", hint)
+            return self.resolve_named(te)
         if isinstance(te, A.BufferType):
             return BufferT(self.resolve_type(te.elem))
         if isinstance(te, A.FixedArrayType):
@@ -354,9 +368,12 @@ class ExprChecker:
         r = builtin_value(self, e, expected)
         if r is not None:
             return r
-        if e.id in self.functions:
-            self.fail(e.span, "function values are not supported yet")
-        cands = (self.scope.visible_names() if self.scope else []) + list(self.functions)
+        f = self.lookup_func(e.id)
+        if f is not None:
+            return self.function_value(f, e)
+        if e.id in self.ms.imports or e.id in self.ms.ambiguous:
+            self.fail(e.span, f"'{e.id}' is a module; use its members as {e.id}.name")
+        cands = (self.scope.visible_names() if self.scope else []) + self.visible_function_names()
         s = similar(e.id, cands)
         self.fail(e.span, f"unknown variable '{e.id}'", f"did you mean '{s}'?" if s else None)
 
@@ -369,6 +386,10 @@ class ExprChecker:
         t = x.type
         if t == CHAR:
             x, t = T.Cast(INT, x.span, x), INT
+        if not is_numeric(t) and e.op == "-":
+            u = self.user_operator("-", [x], e.span)
+            if u is not None:
+                return u
         if not is_numeric(t):
             self.fail(e.span, f"operator '{e.op}' is not defined for {x.type}")
         if t.name in ("bf16", "half"):
@@ -428,6 +449,17 @@ class ExprChecker:
         lt, rt = l.type, r.type
         if ERR in (lt, rt):
             raise Abandon()
+        if not (builtin_operand(lt) and builtin_operand(rt)) or op == "@":
+            u = self.user_operator(op, [l, r], span)
+            if u is not None:
+                return u
+            if op == "!=":
+                eq = self.user_operator("==", [l, r], span)
+                if eq is not None:
+                    if eq.type != BOOL:
+                        self.fail(span, f"'!=' needs its own definition: '==' for {lt} and {rt} "
+                                        f"returns {eq.type}")
+                    return T.Unop(BOOL, span, "not", eq)
         num = lambda t: is_numeric(t) or t == CHAR
         if op == "+" and (lt == STR or rt == STR):
             ok = lambda t: t in (STR, CHAR, BOOL) or is_numeric(t)
@@ -518,6 +550,10 @@ class ExprChecker:
                 self.fail(e.index.span, f"tuple index {i} out of range for {t}")
             i %= n
             return T.IndexGet(t.elems[i], e.span, obj, T.Const(INT, e.index.span, i))
+        if isinstance(t, MapT):
+            k = self.coerce(self.expr(e.index, expected=t.key), t.key, e.index.span)
+            self.mark_raises()
+            return T.IndexGet(t.val, e.span, obj, k)
         idx = self.coerce_int(self.expr(e.index, expected=INT), e.index.span)
         if isinstance(t, (ArrayT, FixedT)):
             self.mark_raises()
@@ -570,6 +606,38 @@ class ExprChecker:
         elems = [self.coerce(x, et, x.span) for x in elems]
         return T.ArrayNew(ArrayT(et), e.span, elems)
 
+    def ex_MapLit(self, e: A.MapLit, expected):
+        if isinstance(expected, MapT):
+            kt, vt = expected.key, expected.val
+            items = [(self.coerce(self.expr(k, expected=kt), kt, k.span),
+                      self.coerce(self.expr(v, expected=vt), vt, v.span)) for k, v in e.items]
+            return T.Builtin(expected, e.span, "map_lit", [x for kv in items for x in kv])
+        if not e.items:
+            self.fail(e.span, "cannot infer the type of {}", "declare the type: map<str, int> m = {}")
+        keys = [self.expr(k) for k, _ in e.items]
+        vals = [self.expr(v) for _, v in e.items]
+        kt = self.unify_elems(keys, "map keys")
+        vt = self.unify_elems(vals, "map values")
+        items = [x for k, v in zip(keys, vals)
+                 for x in (self.coerce(k, kt, k.span), self.coerce(v, vt, v.span))]
+        return T.Builtin(MapT(kt, vt), e.span, "map_lit", items)
+
+    def unify_elems(self, xs: list, what: str) -> Type:
+        t = xs[0].type
+        for x in xs[1:]:
+            if x.type != t:
+                if is_numeric(t) and is_numeric(x.type):
+                    t = common_numeric(t, x.type)
+                elif x.type == NIL and t.is_ref:
+                    pass
+                elif t == NIL and x.type.is_ref:
+                    t = x.type
+                else:
+                    self.fail(x.span, f"{what} must have one type: {t} and {x.type}")
+        if t == NIL:
+            self.fail(xs[0].span, f"cannot infer the type of {what} that are all nil")
+        return t
+
     def ex_TupleLit(self, e: A.TupleLit, expected):
         if isinstance(expected, TupleT) and len(expected.elems) == len(e.elems):
             elems = [self.coerce(self.expr(x, expected=t), t, x.span)
@@ -607,22 +675,14 @@ class ExprChecker:
                 return T.Cast(dst, span, x)
         if self.convertible(src, dst):
             return self.coerce(x, dst, span)
+        if src == ANY and dst.is_ref:
+            self.mark_raises()
+            return T.Cast(dst, span, x)
         self.fail(span, f"cannot convert {src} to {dst}")
-
-    def ex_New(self, e: A.New, expected):
-        t = self.resolve_type(e.type)
-        if isinstance(t, ArrayT):
-            if e.args:
-                self.fail(e.span, f"new {t}() takes no arguments")
-            return T.Zero(t, e.span, fresh=True)
-        self.fail(e.span, f"cannot create a {t} with new")
 
     def ex_Call(self, e: A.Call, expected):
         from .builtins import check_call
         return check_call(self, e, expected)
-
-    def ex_Attribute(self, e: A.Attribute, expected):
-        self.fail(e.span, f"no member '{e.name}' in {self.expr(e.obj).type}")
 
     def ex_Fold(self, e: A.Fold, expected):
         x = self.expr(e.operand)

@@ -7,10 +7,15 @@ from __future__ import annotations
 from . import ast as A
 from . import tir as T
 from .callgraph import analyse
+from .declare import DeclChecker
+from .check_members import MemberChecker
+from .modules import Module
+from .symbols import ModScope
 from .parser import BUILTIN_GENERICS
 from .check_expr import Abandon as _Abandon, ExprChecker
 from .diagnostics import Diagnostics, Span
-from .types import (ArrayT, BufferT, ChannelT, FixedT, FuncT, Prim, TupleT, Type, INT, STR, VOID, CHAR, PRIMS,
+from .builtins import FILE_T
+from .types import (ArrayT, BufferT, ChannelT, ClassT, ERR, FixedT, MapT, FuncT, Prim, TupleT, Type, INT, STR, VOID, CHAR, PRIMS,
                     is_numeric, is_int)
 
 PHASE_LATER = {
@@ -48,94 +53,98 @@ class Scope:
         return [n for f in self.frames for n in f]
 
 
-class Checker(ExprChecker):
-    def __init__(self, module: A.Module, diags: Diagnostics, *, is_root: bool = True) -> None:
+class Checker(DeclChecker, MemberChecker, ExprChecker):
+    """Checks a whole program: the root module and every module it imports."""
+
+    def __init__(self, modules: list[Module], root: Module, diags: Diagnostics) -> None:
         super().__init__(diags)
-        self.module = module
-        self.path = module.path
-        self.is_root = is_root
-        self.functions: dict[str, T.FuncSym] = {}
-        self.func_asts: dict[str, A.FuncDef] = {}
+        self.modules = modules
+        self.root = root
+        self.ms: ModScope | None = None
+        self.env: dict = {}
+        self.cur_class = None
+        self.queue: list[T.FuncSym] = []
+        self.classes_by_type: dict = {}
+        self.pending_classes: list = []
+        self.alias_stack: list = []
+        self.inst_depth = 0
+        self.globals: list = []
+        self.global_spans: dict = {}
+        self.extra_funcs: list[T.FuncSym] = []
+        self.func_values: dict = {}
         self.loop_depth = 0
         self.cur_func: T.FuncSym | None = None
 
-    # ------------------------------------------------------------ module
+    # ------------------------------------------------------------ program
     def check(self) -> T.Program:
-        mains: list[A.MainDef] = []
-        for item in self.module.items:
-            if isinstance(item, A.FuncDef):
-                self.declare_function(item)
-            elif isinstance(item, A.MainDef):
-                mains.append(item)
-            elif isinstance(item, A.ClassDef):
-                self.error(item.span, "classes are not supported yet")
-            elif isinstance(item, (A.Import, A.FromImport)):
-                self.error(item.span, "imports are not supported yet")
-            elif isinstance(item, A.TypeAlias):
-                self.error(item.span, "type aliases are not supported yet")
-            elif isinstance(item, A.Proto):
-                self.error(item.span, "foreign declarations (proto) are not supported yet")
+        scopes = self.build_scopes(self.modules)
+        self.declare_pending(scopes)
+        root_scope = next(ms for ms in scopes if ms.mod is self.root)
+        for ms in scopes:
+            self.ms = ms
+            for n in ms.aliases:
+                try:
+                    self.alias_type(ms, n)
+                except _Abandon:
+                    pass
+            for decl in ms.classes.values():
+                if not decl.ast.tparams:
+                    self.class_info(decl, (), decl.ast.span)
+            if ms is not root_scope and ms.main is not None:
+                self.error(ms.main.span, "an imported module cannot have a main",
+                           "only the program's root file has main")
         main_sym = None
-        if len(mains) > 1:
-            for m in mains[1:]:
-                self.error(m.span, "more than one main", "a program has exactly one main block")
-        if self.is_root and not mains:
-            self.error(Span(self.path, 1, 1), "missing main",
+        if root_scope.main is None:
+            self.error(Span(self.root.path, 1, 1), "missing main",
                        "the root file needs a main block: main")
-        if mains:
-            main_sym = T.FuncSym("main", "neve_main", [], VOID, mains[0].span)
-        order = list(self.functions.values())
-        for sym in order:
-            self.check_function(sym, self.func_asts[sym.name])
-        if main_sym is not None:
-            self.check_body(main_sym, mains[0].body)
-            order.append(main_sym)
-        analyse(order)
-        return T.Program(self.path, order, main_sym)
+        else:
+            main_sym = T.FuncSym("main", "neve_main", [], VOID, root_scope.main.span)
+            main_sym.ast, main_sym.scope, main_sym.env, main_sym.owner = \
+                root_scope.main, root_scope, {}, None
+            self.queue.append(main_sym)
+        checked: list[T.FuncSym] = []
+        while self.queue or self.pending_classes:
+            if self.pending_classes:
+                self.complete_class(self.pending_classes.pop(0))
+                continue
+            sym = self.queue.pop(0)
+            self.check_function(sym)
+            checked.append(sym)
+        checked += self.extra_funcs
+        analyse(checked)
+        classes = [c for c in self.classes_by_type.values()]
+        order = {m: i for i, m in enumerate(self.modules)}
+        first = self.global_spans        # where each $Name was first mentioned
+        globals_ = sorted(self.globals, key=lambda g: (
+            order.get(first[g][0], 0), first[g][1].line, first[g][1].col))
+        return T.Program(self.root.path, checked, main_sym, globals=globals_, classes=classes)
 
-    def declare_function(self, fd: A.FuncDef) -> None:
-        if fd.kind != "def":
-            self.error(fd.span, f"{fd.kind} functions are not supported yet")
-            return
-        if fd.is_operator:
-            self.error(fd.span, "operator definitions are not supported yet")
-            return
-        if fd.tparams:
-            self.error(fd.span, "generic functions are not supported yet")
-            return
-        if fd.name in self.functions:
-            self.error(fd.span, f"'{fd.name}' is already defined",
-                       "functions are not overloaded; rename one of them")
-            return
-        if fd.name in PRIMS or fd.name in ("tid", "tN", "tHW"):
-            self.error(fd.span, f"cannot define a function named '{fd.name}'")
-            return
-        params = []
-        seen: set[str] = set()
-        saw_default = False
-        for p in fd.params:
-            pt = self.resolve_or_error(p.type)
-            if p.name in seen:
-                self.error(p.span, f"duplicate parameter '{p.name}'")
-            seen.add(p.name)
-            if p.default is not None:
-                saw_default = True
-            elif saw_default:
-                self.error(p.span, f"parameter '{p.name}' without default after one with a default")
-            params.append(T.Var(p.name, pt, p.span, is_param=True))
-        ret = self.resolve_or_error(fd.ret, allow_void=True)
-        sym = T.FuncSym(fd.name, "nv_" + fd.name, params, ret, fd.span,
-                        defaults=[p.default for p in fd.params])
-        self.functions[fd.name] = sym
-        self.func_asts[fd.name] = fd
-
-    def check_function(self, sym: T.FuncSym, fd: A.FuncDef) -> None:
-        self.check_body(sym, fd.body, params=sym.params)
+    def check_function(self, sym: T.FuncSym) -> None:
+        saved = self.ctx_swap(sym.scope, sym.env, sym.owner)
+        site = getattr(sym, "inst_site", None)
+        old_depth = self.inst_depth
+        if site is not None:
+            self.inst_depth = site[2]
+        mark = len(self.diags.items)
+        try:
+            self.check_body(sym, sym.ast.body, params=sym.params)
+        finally:
+            self.inst_depth = old_depth
+            self.ctx_restore(saved)
+        if site is not None:
+            span, name, _ = site
+            for k in range(mark, len(self.diags.items)):
+                d = self.diags.items[k]
+                self.diags.items[k] = type(d)(d.span, d.message, d.hint,
+                                              d.notes + (f"in {name} called at {span}",))
 
     def check_body(self, sym: T.FuncSym, body: A.Block, params: list[T.Var] = ()) -> None:
         self.cur_func = sym
         self.scope = Scope()
         for p in params:
+            if p.name == "self":
+                self.scope.declare(p)
+                continue
             try:
                 self.check_local_name(p.name, p.span)
             except _Abandon:
@@ -197,7 +206,11 @@ class Checker(ExprChecker):
                 self.error(it.span, "channels are not supported yet")
                 continue
             if it.ctor_args is not None:
-                self.error(it.span, f"cannot construct a value of type {declared} with arguments")
+                self.check_local_name(it.name, it.span)
+                init = self.construct(declared, it.ctor_args, it.span)
+                var = T.Var(it.name, declared, it.span)
+                self.scope.declare(var)
+                out.append(T.Decl(it.span, var, init))
                 continue
             if declared is None:
                 if it.init is None:
@@ -225,6 +238,24 @@ class Checker(ExprChecker):
         if len(out) == 1:
             return out[0]
         return T.Block(s.span, out) if out else None
+
+    def construct(self, t: Type, args, span) -> T.Expr:
+        """`C x(args)`: the object `new C(args)` (7.1); also `File f(path, mode)` (14.7)."""
+        if t == FILE_T:
+            from .builtins import call_site
+            vals = [a.value for a in args]
+            if not 1 <= len(vals) <= 2 or any(a.keyword or a.split for a in args):
+                self.fail(span, "File takes a path and an optional mode: File f(path, \"r\")")
+            path = self.coerce(self.expr(vals[0]), STR, vals[0].span, "argument 1 of File")
+            mode = self.coerce(self.expr(vals[1]), STR, vals[1].span, "argument 2 of File") \
+                if len(vals) > 1 else T.Const(STR, span, b"r")
+            self.mark_raises()
+            return T.Builtin(FILE_T, span, "file_open", [path, mode])
+        if isinstance(t, ClassT) and t in self.classes_by_type:
+            return self.new_object(t, args, span)
+        if t == ERR:
+            raise _Abandon()
+        self.fail(span, f"cannot construct a value of type {t} with arguments")
 
     def check_local_name(self, name: str, span: Span) -> None:
         if name in ("tid", "tN", "tHW"):
@@ -292,10 +323,18 @@ class Checker(ExprChecker):
                 if isinstance(ot, TupleT):
                     self.error(t.span, "cannot assign to a tuple element")
                     raise _Abandon()
+                if isinstance(ot, MapT):
+                    return e
                 if isinstance(ot, FixedT) and not self.is_lvalue(e.obj):
                     self.error(t.span, "cannot assign to an element of a temporary fixed array")
                     raise _Abandon()
                 return e
+        if isinstance(t, (A.Attribute, A.GlobalRef)):
+            e = self.expr(t)
+            if isinstance(e, T.Builtin) and e.name == "field":
+                return e
+            if isinstance(e, T.Builtin) and e.name == "global":
+                self.fail(t.span, "cannot assign to a global instance", "assign to its fields")
         if isinstance(t, A.Paren):
             return self.target(t.expr)
         self.error(t.span, "cannot assign to this expression",
@@ -414,6 +453,9 @@ class Checker(ExprChecker):
             et = t.elem
         elif t == STR:
             et = CHAR
+        elif isinstance(t, MapT):
+            et = t.key
+            self.mark_raises()
         else:
             self.error(s.iterable.span, f"cannot iterate over {t}")
             return None

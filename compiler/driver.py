@@ -134,15 +134,22 @@ def _compile(path: str, release: bool, emit: str | None, check_only: bool, res: 
         return
     if diags.has_errors:
         return
-    module = _timed(res, "parse", parse_module, tokens, path, diags)
+    from .modules import Loader
+
+    def parse(source, file, types, generics):
+        toks = tokens if file == path and source is src else tokenize(source, file, diags)
+        return parse_module(toks, file, diags, types, generics)
+
     if emit == "ast":
         from .astdump import dump
-        res.dump = dump(module) + "\n"
+        res.dump = dump(parse(src, path, frozenset(), frozenset())) + "\n"
         return
+    loader = Loader(diags, parse)
+    root = _timed(res, "parse", loader.load_root, path, src)
     if diags.has_errors:
         return
     from .checker import Checker
-    program = _timed(res, "check", Checker(module, diags).check)
+    program = _timed(res, "check", Checker(loader.order, root, diags).check)
     if diags.has_errors:
         return
     if emit == "typed":

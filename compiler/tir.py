@@ -36,6 +36,10 @@ class FuncSym:
     calls: set = field(default_factory=set)             # FuncSyms called directly
     raises_directly: bool = False
     scc: int | None = None     # recursive component id (hidden depth argument), else None
+    ast: Any = None            # its FuncDef / CtorDef / MainDef
+    scope: Any = None          # the symbols.ModScope it was declared in
+    env: dict = field(default_factory=dict)   # type parameter bindings
+    owner: Any = None          # symbols.ClassInfo for methods and ctors
 
 
 # ------------------------------------------------------------------ expressions
@@ -72,6 +76,7 @@ class Placeholder(Expr):
 class CallFn(Expr):
     func: FuncSym
     args: list[Expr]
+    recv_check: tuple[str, str] | None = None   # (method, class): nil receiver check
 
 
 @dataclass(eq=False)
@@ -255,7 +260,10 @@ class Continue(Stmt):
 
 @dataclass(eq=False)
 class Program:
-    """A checked module: its functions (main included) in definition order."""
+    """A checked program: every function to compile (main, methods and specialisations
+    included), the globals in creation order, and the concrete classes."""
     path: str
     functions: list[FuncSym]
     main: FuncSym | None
+    globals: list = field(default_factory=list)
+    classes: list = field(default_factory=list)

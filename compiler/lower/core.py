@@ -10,12 +10,14 @@ from . import runtime_abi as R
 from .exprs import ExprLowering
 from .stmts import StmtLowering
 from .intrinsics import IntrinsicLowering
+from .objects import ObjectLowering
+from .maps import MapLowering
 
 MAX_DEPTH = 10_000_000        # NV_MAX_DEPTH in neve_rt.h
 
 PRIM_LL = {"int": R.I64, "i8": R.I8, "i16": R.I16, "i32": R.I32, "u8": R.I8, "float": R.F32,
            "f64": R.F64, "bf16": R.I16, "half": R.HALF, "bool": R.I1, "char": R.I8,
-           "str": R.PTR, "any": R.PTR, "nil": R.PTR, "void": R.VOID}
+           "str": R.PTR, "any": R.ANY, "nil": R.PTR, "void": R.VOID}
 
 
 class FuncState:
@@ -34,7 +36,7 @@ class FuncState:
         self.entry_builder: ir.IRBuilder | None = None
 
 
-class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
+class Lowerer(ObjectLowering, MapLowering, ExprLowering, StmtLowering, IntrinsicLowering):
     def __init__(self, program: T.Program, target_data, triple: str, *, release: bool = False,
                  module_name: str = "neve") -> None:
         self.program = program
@@ -60,12 +62,15 @@ class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
         self.stack_limit = lim
 
     # ------------------------------------------------------------ entry
-    def lower(self) -> ir.Module:
-        for f in self.program.functions:
+    def lower(self, owns=None, is_root: bool = True) -> ir.Module:
+        """Define the functions `owns` selects (all by default) and, in the root module, the
+        C `main`; everything else referenced is declared and resolved by the linker."""
+        mine = [f for f in self.program.functions if owns is None or owns(f)]
+        for f in mine:
             self.declare_func(f)
-        for f in self.program.functions:
+        for f in mine:
             self.lower_function(f)
-        if self.program.main is not None:
+        if is_root and self.program.main is not None:
             self.emit_c_main()
         return self.module
 
@@ -76,8 +81,9 @@ class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
         if f.scc is not None:
             params.append(R.I64)       # hidden recursion depth (callgraph.mark_recursion)
         fnty = ir.FunctionType(self.llty(f.ret), params)
-        fn = ir.Function(self.module, fnty, name=f.symbol)
-        fn.linkage = "internal" if f.name != "main" else "external"
+        fn = self.module.globals.get(f.symbol)
+        if fn is None:
+            fn = ir.Function(self.module, fnty, name=f.symbol)
         self.funcs[f] = fn
         return fn
 
@@ -86,7 +92,9 @@ class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
         fn = ir.Function(self.module, fnty, name="main")
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         b.call(R.declare(self.module, "nv_init"), list(fn.args))
-        b.call(self.funcs[self.program.main], [])
+        for info in self.program.globals:       # 7.3: created before main, in order
+            b.call(self.global_init_fn(info), [])
+        b.call(self.declare_func(self.program.main), [])
         b.ret(b.call(R.declare(self.module, "nv_finish"), []))
 
     # ------------------------------------------------------------ types
@@ -134,7 +142,7 @@ class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
         ty = ir.ArrayType(R.I8, len(arr))
         gv = ir.GlobalVariable(self.module, ty, self.unique(".cstr"))
         gv.global_constant = True
-        gv.linkage = "private"
+        gv.linkage = "internal"
         gv.unnamed_addr = True
         gv.initializer = ir.Constant(ty, arr)
         ptr = gv.bitcast(R.PTR)
@@ -168,9 +176,10 @@ class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
             return gv.bitcast(R.PTR)
         if t in self.descs:
             return self.descs[t].bitcast(R.PTR)
-        gv = ir.GlobalVariable(self.module, R.NVTYPE, self.unique(".type"))
+        # one descriptor per type program-wide (casts from any compare their addresses)
+        gv = ir.GlobalVariable(self.module, R.NVTYPE, "nvtype." + type_key(t))
         gv.global_constant = True
-        gv.linkage = "internal"
+        gv.linkage = "linkonce_odr"
         self.descs[t] = gv
         null = ir.Constant(R.PTR, None)
         elems, offsets, count = null, null, 0
@@ -191,7 +200,7 @@ class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
         elif isinstance(t, MapT):
             kind, elist = "map", [t.key, t.val]
         elif isinstance(t, ClassT):
-            kind, elist = "class", []
+            kind, elist = ("foreign" if t.module == "std" else "class"), []
         elif isinstance(t, ChannelT):
             kind, elist = "channel", [t.elem]
         elif isinstance(t, FuncT):
@@ -210,7 +219,7 @@ class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
         gv.initializer = ir.Constant(R.NVTYPE, [
             ir.Constant(R.I32, R.KIND[kind]), ir.Constant(R.I32, self.size_of(t)),
             ir.Constant(R.I32, count), ir.Constant(R.I32, int(has_pointers(t))),
-            elems, offsets, self.cstr(str(t)), ir.Constant(R.PTR, None)])
+            elems, offsets, self.cstr(str(t)), self.to_str_hook(t)])
         return gv.bitcast(R.PTR)
 
     # ------------------------------------------------------------ functions and frames
@@ -313,3 +322,27 @@ class Lowerer(ExprLowering, StmtLowering, IntrinsicLowering):
         self.b.position_at_end(ok)
 
 
+
+
+def type_key(t: Type) -> str:
+    """A program-wide unique spelling of a type, for symbol names."""
+    if isinstance(t, ClassT):
+        inner = f"{t.module}:{t.name}"
+        if t.targs:
+            inner += "<" + ",".join(type_key(a) for a in t.targs) + ">"
+        return inner
+    if isinstance(t, ArrayT):
+        return f"array<{type_key(t.elem)}>"
+    if isinstance(t, MapT):
+        return f"map<{type_key(t.key)},{type_key(t.val)}>"
+    if isinstance(t, TupleT):
+        return "tuple<" + ",".join(type_key(e) for e in t.elems) + ">"
+    if isinstance(t, FixedT):
+        return f"{type_key(t.elem)}[{t.n}]"
+    if isinstance(t, BufferT):
+        return f"{type_key(t.elem)}[]"
+    if isinstance(t, ChannelT):
+        return f"channel<{type_key(t.elem)}>"
+    if isinstance(t, FuncT):
+        return "Function<" + ",".join(type_key(x) for x in (t.ret,) + t.params) + ">"
+    return str(t)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .. import tir as T
-from ..types import (ArrayT, BufferT, FixedT, Prim, TupleT, Type, INT, FLOAT, F64, BOOL, CHAR, STR, NIL,
+from ..types import (ANY, ArrayT, BufferT, FixedT, MapT, Prim, TupleT, Type, INT, FLOAT, F64, BOOL, CHAR, STR, NIL,
                      BF16, HALF, is_int, is_float, is_signed, INT_BITS)
 from . import runtime_abi as R
 
@@ -41,6 +41,8 @@ class ExprLowering:
     def ex_Zero(self, e: T.Zero) -> ir.Value:
         if e.fresh and isinstance(e.type, ArrayT):
             return self.rt("nv_array_new", self.desc(e.type.elem), ir.Constant(R.I64, 0))
+        if e.fresh and isinstance(e.type, MapT):
+            return self.new_map(e.type)
         return ir.Constant(self.llty(e.type), None)
 
     def ex_Local(self, e: T.Local) -> ir.Value:
@@ -51,6 +53,8 @@ class ExprLowering:
 
     def ex_CallFn(self, e: T.CallFn) -> ir.Value:
         args = [self.expr(a) for a in e.args]
+        if e.recv_check is not None:
+            self.recv_check(args[0], e.span, *e.recv_check)
         if e.func.scc is not None:
             args.append(self.depth_arg(e.func))
         if e.func.may_raise or e.func.scc is not None:
@@ -208,7 +212,7 @@ class ExprLowering:
                                              b.bitcast(pr, R.PTR), self.desc(t)),
                                ir.Constant(R.I32, 0))
             return eq if op == "==" else b.not_(eq)
-        if isinstance(t, BufferT):
+        if isinstance(t, BufferT) or t == ANY:
             l, r = b.extract_value(l, 0), b.extract_value(r, 0)
         if isinstance(l.type, ir.PointerType):
             return b.icmp_unsigned(op, b.ptrtoint(l, R.I64), b.ptrtoint(r, R.I64))
@@ -224,13 +228,17 @@ class ExprLowering:
 
     # ------------------------------------------------------------ conversions
     def ex_Cast(self, e: T.Cast) -> ir.Value:
-        return self.convert(self.expr(e.operand), e.operand.type, e.type)
+        return self.convert(self.expr(e.operand), e.operand.type, e.type, e.span)
 
-    def convert(self, v: ir.Value, src: Type, dst: Type) -> ir.Value:
+    def convert(self, v: ir.Value, src: Type, dst: Type, span=None) -> ir.Value:
         b = self.b
         if src == dst:
             return v
-        if src == NIL or dst == Prim("any") or (not isinstance(dst, Prim) and src.is_ref):
+        if dst == ANY:
+            return self.box_any(v, src)
+        if src == ANY and dst.is_ref:
+            return self.unbox_any(v, dst, span)
+        if src == NIL or (not isinstance(dst, Prim) and src.is_ref):
             return v
         if dst == BOOL:
             if is_float(src):
@@ -379,6 +387,10 @@ class ExprLowering:
         """Address of an lvalue expression (evaluating its sub-expressions once)."""
         if isinstance(e, T.Local):
             return self.fs.vars[e.var]
+        if isinstance(e, T.Builtin) and e.name == "field":
+            return self.field_ptr(e, write=True)
+        if isinstance(e, T.IndexGet) and isinstance(e.obj.type, MapT):
+            return self.map_slot_for_store(e)
         if isinstance(e, T.IndexGet):
             ot = e.obj.type
             if isinstance(ot, ArrayT):
@@ -419,6 +431,8 @@ class ExprLowering:
 
     def ex_IndexGet(self, e: T.IndexGet) -> ir.Value:
         ot = e.obj.type
+        if isinstance(ot, MapT):
+            return self.map_get(e)
         if isinstance(ot, TupleT):
             if self.is_lvalue(e.obj):
                 return self.from_mem(self.b.load(self.address(e)), e.type)

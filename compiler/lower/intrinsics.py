@@ -19,10 +19,16 @@ DIRECT = {
     "str.lower": "nv_str_lower", "str.upper": "nv_str_upper", "str.split": "nv_str_split",
     "str.split_ws": "nv_str_split_ws", "str.find": "nv_str_find", "str.count": "nv_str_count",
     "str.replace": "nv_str_replace", "str.join": "nv_str_join",
+    "seed": "nv_seed", "randint": "nv_randint", "randu": "nv_randu", "randn": "nv_randn",
+    "randint_array": "nv_randint_array", "randfloat_array": "nv_randfloat_array",
+    "read_file": "nv_read_file", "read_lines": "nv_read_lines", "read_bytes": "nv_read_bytes",
+    "write_file": "nv_write_file", "glob": "nv_glob",
 }
 RAISING = {"arange_int", "arange_float", "to_int", "to_float", "to_f64", "pow_int", "str.split",
-           "str.join"}
-BOOL_RESULT = {"str.startswith": "nv_str_startswith", "str.endswith": "nv_str_endswith"}
+           "str.join", "randint", "randint_array", "read_file", "read_lines", "read_bytes",
+           "write_file"}
+BOOL_RESULT = {"str.startswith": "nv_str_startswith", "str.endswith": "nv_str_endswith",
+               "file_exists": "nv_file_exists", "dir_exists": "nv_dir_exists"}
 MATH_F32 = {"exp": "expf", "log": "logf", "log2": "log2f", "sin": "sinf", "cos": "cosf",
             "tanh": "tanhf", "pow": "powf"}
 MATH_F64 = {"exp": "exp", "log": "log", "log2": "log2", "sin": "sin", "cos": "cos",
@@ -240,6 +246,24 @@ class IntrinsicLowering:
         return self.rt("nv_" + e.name.replace(".", "_"), arr)
 
     bi_array_clear = bi_array_clone = bi_array_reverse = bi_array_sort = simple_array
+    bi_array_shuffle = simple_array
+
+    def bi_zeros(self, e: T.Builtin):
+        return self.rt("nv_array_new", self.desc(e.extra), self.expr(e.args[0]))
+
+    def bi_ones(self, e: T.Builtin):
+        t = e.extra
+        arr = self.rt("nv_array_new", self.desc(t), self.expr(e.args[0]))
+        n = self.b.load(self.array_field(arr, 0))
+        one = ir.Constant(self.llty(t), 1.0 if is_float(t) else 1)
+        if t == Prim("bf16"):
+            one = self.rt_trunc_bf16(ir.Constant(R.F32, 1.0))
+        idx = self.alloca(R.I64, "ones.i")
+        self.b.store(ir.Constant(R.I64, 0), idx)
+        self.loop(lambda: self.b.icmp_signed("<", self.b.load(idx), n),
+                  lambda: self.b.store(one, self.elem_ptr(arr, self.b.load(idx), t)),
+                  lambda: self.b.store(self.b.add(self.b.load(idx), ir.Constant(R.I64, 1)), idx))
+        return arr
 
     def array_index(self, e: T.Builtin) -> ir.Value:
         arr = self.receiver(e, e.name.split(".")[1])

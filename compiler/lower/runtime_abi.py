@@ -21,6 +21,8 @@ NVFRAME = ir.LiteralStructType([PTR, PTR, I64])
 NVFUNCINFO = ir.LiteralStructType([PTR, PTR])
 # T[] in host code: {element address, owning storage object or NULL} (LANGUAGE.md 3.4)
 BUFFER = ir.LiteralStructType([PTR, PTR])
+# any: {value, dynamic type descriptor} (NvAny)
+ANY = ir.LiteralStructType([PTR, PTR])
 BUF_SIZE = 256
 
 KIND = {"int": 1, "i8": 2, "i16": 3, "i32": 4, "u8": 5, "float": 6, "f64": 7, "bf16": 8,
@@ -29,7 +31,8 @@ KIND = {"int": 1, "i8": 2, "i16": 3, "i32": 4, "u8": 5, "float": 6, "f64": 7, "b
         "foreign": 22}
 
 NORETURN = {"nv_panic", "nv_panic_str", "nv_panic_index", "nv_panic_divzero",
-            "nv_panic_nil_call", "nv_assert_fail", "nv_exit", "nv_panic_depth"}
+            "nv_panic_nil_call", "nv_assert_fail", "nv_exit", "nv_panic_depth",
+            "nv_panic_cast", "nv_global_cycle"}
 
 SIGNATURES: dict[str, tuple] = {
     "nv_panic": (VOID, [PTR]),
@@ -110,6 +113,46 @@ SIGNATURES: dict[str, tuple] = {
     "nv_clock": (F64, []),
     "nv_time": (F64, []),
     "nv_sleep": (VOID, [F64]),
+    "nv_array_shuffle": (VOID, [PTR]),
+    "nv_map_new": (PTR, [PTR, PTR]),
+    "nv_map_find": (PTR, [PTR, PTR]),
+    "nv_map_get": (PTR, [PTR, PTR]),
+    "nv_map_slot": (PTR, [PTR, PTR]),
+    "nv_map_remove": (I32, [PTR, PTR]),
+    "nv_map_size": (I64, [PTR]),
+    "nv_map_keys": (PTR, [PTR]),
+    "nv_map_values": (PTR, [PTR]),
+    "nv_map_clear": (VOID, [PTR]),
+    "nv_map_mod": (I64, [PTR]),
+    "nv_map_next": (I64, [PTR, I64, I64, PTR]),
+    "nv_fmt_int_spec": (VOID, [PTR, I64, I32, I32, I32, I32, I32]),
+    "nv_fmt_float_spec": (VOID, [PTR, F64, I32, I32, I32, I32, I32]),
+    "nv_fmt_pad": (VOID, [PTR, I64, I32, I32]),
+    "nv_buf_len": (I64, [PTR]),
+    "nv_seed": (VOID, [I64]),
+    "nv_randint": (I64, [I64, I64]),
+    "nv_randu": (F32, [F32, F32]),
+    "nv_randn": (F32, [F32, F32]),
+    "nv_randint_array": (PTR, [I64, I64, I64]),
+    "nv_randfloat_array": (PTR, [I64, F32, F32]),
+    "nv_file_open": (PTR, [PTR, PTR]),
+    "nv_file_readline": (PTR, [PTR]),
+    "nv_file_eof": (I32, [PTR]),
+    "nv_file_read_all": (PTR, [PTR]),
+    "nv_file_write": (VOID, [PTR, PTR]),
+    "nv_file_close": (VOID, [PTR]),
+    "nv_read_file": (PTR, [PTR]),
+    "nv_read_lines": (PTR, [PTR]),
+    "nv_read_bytes": (PTR, [PTR]),
+    "nv_write_file": (VOID, [PTR, PTR]),
+    "nv_file_exists": (I32, [PTR]),
+    "nv_dir_exists": (I32, [PTR]),
+    "nv_glob": (PTR, [PTR]),
+    "nv_panic_cast": (VOID, [PTR, PTR]),
+    "nv_global_push": (VOID, [PTR]),
+    "nv_global_pop": (VOID, []),
+    "nv_global_cycle": (VOID, [PTR]),
+    "nv_gc_root": (VOID, [PTR]),
     # C library
     "fmodf": (F32, [F32, F32]),
     "fmod": (F64, [F64, F64]),

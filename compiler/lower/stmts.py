@@ -4,7 +4,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .. import tir as T
-from ..types import ArrayT, FixedT, TupleT, STR, CHAR
+from ..types import ArrayT, FixedT, MapT, TupleT, STR, CHAR
 from . import runtime_abi as R
 
 
@@ -36,6 +36,7 @@ class StmtLowering:
     def store_to(self, target: T.Expr, v: ir.Value) -> None:
         addr = self.address(target)
         self.b.store(self.to_mem(v, target.type) if not isinstance(target, T.Local) else v, addr)
+
 
     def st_Assign(self, s: T.Assign) -> None:
         if s.compound:
@@ -124,6 +125,9 @@ class StmtLowering:
         it = s.iterable.type
         var_slot = self.alloca(self.llty(s.var.type), s.var.name)
         self.fs.vars[s.var] = var_slot
+        if isinstance(it, MapT):
+            self.foreach_map(s, var_slot)
+            return
         idx = self.alloca(R.I64, "idx")
         self.b.store(ir.Constant(R.I64, 0), idx)
         if isinstance(it, ArrayT):

@@ -261,6 +261,10 @@ void nv_fmt_float_spec(NvBuf* b, double v, int32_t align, int32_t zero, int32_t 
 /* Pad the text appended since byte offset `start` to `width` (align '<', '>'; 0 = '<'). */
 void nv_fmt_pad(NvBuf* b, int64_t start, int32_t align, int32_t width);
 int64_t nv_buf_len(const NvBuf* b);
+/* (runtime addition) Pad number text appended since `start` as a number field: align 0/'>'
+ * right, '<' left; zero (with right alignment) inserts '0's after a leading '-' (not for inf
+ * and nan). For float types other than f64 without a spec type: nv_fmt_f32/bf16/half first. */
+void nv_fmt_pad_num(NvBuf* b, int64_t start, int32_t align, int32_t zero, int32_t width);
 
 /* ------------------------------------------------------------------ random (14.3)
  * One xoshiro256** generator per thread; the main one is seeded from the OS unless seed() is
@@ -306,6 +310,12 @@ typedef struct NvFuncValue {
     void* fn;                                       /* the callable entry */
     const char* name;                               /* printed as <function NAME> */
 } NvFuncValue;
+/* Global instances (7.3): the creation chain for `global initialization cycle: $A -> $B -> $A`,
+ * and a collector root for each global's slot. */
+void nv_global_push(const char* name);
+void nv_global_pop(void);
+void nv_global_cycle(const char* name) __attribute__((noreturn));
+void nv_gc_root(void** slot);
 /* "failed cast: any holds X, not C" (X = the held type's name, `nil`, `foreign pointer`) */
 void nv_panic_cast(const NvType* held, const NvType* want) __attribute__((noreturn));
 

@@ -1,0 +1,329 @@
+"""Checking of names that lead somewhere else: function values and generic calls (6.3, 6.4),
+classes, objects and globals (7), member resolution (7.4), module members (8), operators (6.5)."""
+from __future__ import annotations
+
+from . import ast as A
+from . import tir as T
+from .check_expr import Abandon, similar
+from .symbols import ClassDecl, ClassInfo, GenericFunc
+from .types import (ArrayT, BufferT, ChannelT, ClassT, FixedT, FuncT, MapT, Prim, TupleT, Type,
+                    ANY, BOOL, NIL, STR, VOID, ERR, PRIMS, is_numeric)
+
+
+class MemberChecker:
+    # ------------------------------------------------------------ functions as values and calls
+    def function_value(self, f, e) -> T.Expr:
+        if isinstance(f, GenericFunc):
+            if not e.targs:
+                self.fail(e.span, f"generic function '{f.name}' is a value only with explicit "
+                                  f"type arguments", f"write {f.name}<...>")
+            f = self.instantiate_explicit(f, e.targs, e.span)
+        return self.func_ref(f, e.span)
+
+    def func_ref(self, f: T.FuncSym, span) -> T.Expr:
+        ft = FuncT(f.ret, tuple(p.type for p in f.params))
+        if self.cur_func is not None:
+            self.cur_func.calls.add(f)
+        return T.Builtin(ft, span, "func_ref", [], f)
+
+    def instantiate_explicit(self, g: GenericFunc, targs_ast, span) -> T.FuncSym:
+        targs = tuple(self.resolve_type(t) for t in targs_ast)
+        if len(targs) != len(g.ast.tparams):
+            self.fail(span, f"'{g.name}' takes {len(g.ast.tparams)} type arguments, got {len(targs)}")
+        return self.instantiate(g, targs, span)
+
+    def call_function(self, e: A.Call, fn, targs_ast, expected) -> T.Expr:
+        from .builtins import call_user, call_site
+        if isinstance(fn, GenericFunc):
+            if targs_ast:
+                fn = self.instantiate_explicit(fn, targs_ast, call_site(e))
+            else:
+                fn = self.instantiate(fn, self.infer(fn, e), call_site(e))
+        return call_user(self, e, fn)
+
+    def infer(self, g: GenericFunc, e: A.Call) -> tuple:
+        """Type arguments from the first argument whose parameter type mentions each (6.4)."""
+        from .builtins import bind_args
+        names = [p.name for p in g.ast.params]
+        bound = bind_args(self, e, names, g.name)
+        tps = g.ast.tparams
+        env: dict[str, Type] = {}
+        for p, a in zip(g.ast.params, bound):
+            if a is None or not mentions(p.type, tps, env):
+                continue
+            at = self.expr(a).type
+            self.unify(p.type, at, tps, env, a.span, g.name)
+        missing = [t for t in tps if t not in env]
+        if missing:
+            self.fail(e.span, f"cannot infer type parameter '{missing[0]}' of {g.name}",
+                      f"give it explicitly: {g.name}<{', '.join(tps)}>(...)")
+        return tuple(env[t] for t in tps)
+
+    def unify(self, te, t: Type, tps, env, span, fname) -> None:
+        if isinstance(te, A.TypeName):
+            if te.name in tps and te.module is None and not te.args:
+                if t in (NIL, VOID, ERR):
+                    self.fail(span, f"cannot infer type parameter '{te.name}' of {fname} from {t}")
+                if te.name in env and env[te.name] != t:
+                    self.fail(span, f"conflicting types for '{te.name}' in {fname}: "
+                                    f"{env[te.name]} and {t}")
+                env.setdefault(te.name, t)
+                return
+            pairs = []
+            if te.name == "array" and isinstance(t, ArrayT):
+                pairs = [(te.args[0], t.elem)]
+            elif te.name == "map" and isinstance(t, MapT):
+                pairs = [(te.args[0], t.key), (te.args[1], t.val)]
+            elif te.name == "tuple" and isinstance(t, TupleT) and len(te.args) == len(t.elems):
+                pairs = list(zip(te.args, t.elems))
+            elif te.name == "channel" and isinstance(t, ChannelT):
+                pairs = [(te.args[0], t.elem)]
+            elif te.name == "Function" and isinstance(t, FuncT) and len(te.args) == len(t.params) + 1:
+                pairs = list(zip(te.args, (t.ret,) + t.params))
+            elif isinstance(t, ClassT) and te.name == t.name and len(te.args) == len(t.targs):
+                pairs = list(zip(te.args, t.targs))
+            for a, b in pairs:
+                self.unify(a, b, tps, env, span, fname)
+        elif isinstance(te, A.BufferType) and isinstance(t, BufferT):
+            self.unify(te.elem, t.elem, tps, env, span, fname)
+        elif isinstance(te, A.FixedArrayType) and isinstance(t, FixedT):
+            self.unify(te.elem, t.elem, tps, env, span, fname)
+
+    def call_value(self, e: A.Call, callee: T.Expr) -> T.Expr:
+        from .builtins import call_site
+        ft = callee.type
+        if not isinstance(ft, FuncT):
+            self.fail(e.span, f"cannot call a value of type {ft}")
+        if len(e.args) != len(ft.params):
+            self.fail(e.span, f"this Function takes {len(ft.params)} arguments, got {len(e.args)}")
+        args = []
+        for i, (a, pt) in enumerate(zip(e.args, ft.params)):
+            if a.keyword or a.split:
+                self.fail(a.span, "calls through a Function value take positional arguments")
+            args.append(self.coerce(self.expr(a.value, expected=pt), pt, a.value.span,
+                                    f"argument {i + 1}"))
+        self.mark_raises()
+        return T.Builtin(ft.ret, call_site(e), "call_value", [callee] + args)
+
+    # ------------------------------------------------------------ classes
+    def lookup_class_name(self, name: str) -> ClassInfo | None:
+        """A class named `name` here (directly, imported by `from`, or through an alias)."""
+        ms = self.ms
+        if name in ms.classes and not ms.classes[name].ast.tparams:
+            return self.class_info(ms.classes[name], (), ms.classes[name].ast.span)
+        if name in ms.from_names:
+            dscope, dn = ms.from_names[name]
+            if dn in dscope.classes and not dscope.classes[dn].ast.tparams:
+                return self.class_info(dscope.classes[dn], (), dscope.classes[dn].ast.span)
+            if dn in dscope.aliases:
+                t = self.alias_type(dscope, dn)
+                return self.classes_by_type.get(t)
+        if name in ms.aliases:
+            t = self.alias_type(ms, name)
+            return self.classes_by_type.get(t)
+        return None
+
+    def info_of(self, t: Type) -> ClassInfo:
+        info = self.classes_by_type[t]
+        self.complete_class(info)
+        return info
+
+    def call_class_name(self, e: A.Call, info: ClassInfo, f) -> T.Expr:
+        """`C(a)`: a checked conversion of an `any` to class C (3.3)."""
+        if len(e.args) != 1 or e.args[0].keyword:
+            self.fail(e.span, f"{info.type}(...) converts an any to {info.type}",
+                      f"to create an object write new {info.type}(...)")
+        x = self.expr(e.args[0].value)
+        return self.explicit_convert(x, info.type, e.span, e.args[0].value.span)
+
+    def new_object(self, t: Type, args, span) -> T.Expr:
+        info = self.info_of(t)
+        if info.ctor is None:
+            if args:
+                self.fail(span, f"class {t} has no ctor; it takes no arguments")
+            return T.Builtin(t, span, "new_object", [], (info, None))
+        call = A.Call(span, A.Name(span, "ctor"), tuple(args))
+        from .builtins import call_user
+        inner = call_user(self, call, info.ctor, skip_self=True)
+        self.mark_raises()
+        if isinstance(inner, T.Seq):       # keyword arguments evaluated into temporaries first
+            return T.Seq(t, span, inner.stmts,
+                         T.Builtin(t, span, "new_object", inner.value.args, (info, info.ctor)))
+        return T.Builtin(t, span, "new_object", inner.args, (info, info.ctor))
+
+    def ex_New(self, e: A.New, expected):
+        t = self.resolve_type(e.type)
+        if isinstance(t, ArrayT):
+            if e.args:
+                self.fail(e.span, f"new {t}() takes no arguments")
+            return T.Zero(t, e.span, fresh=True)
+        if isinstance(t, MapT):
+            if e.args:
+                self.fail(e.span, f"new {t}() takes no arguments")
+            return T.Zero(t, e.span, fresh=True)
+        if isinstance(t, ClassT) and t in self.classes_by_type:
+            return self.new_object(t, e.args, e.span)
+        self.fail(e.span, f"cannot create a {t} with new")
+
+    def ex_SelfRef(self, e: A.SelfRef, expected):
+        v = self.scope.lookup("self") if self.scope else None
+        if v is None:
+            self.fail(e.span, "'self' outside a method")
+        return T.Local(v.type, e.span, v)
+
+    def ex_GlobalRef(self, e: A.GlobalRef, expected):
+        ms = self.ms
+        scope = ms
+        name = e.name
+        if e.module is not None:
+            scope = self.import_scope(e.module, e.span)
+        t = None
+        if name in scope.classes:
+            decl = scope.classes[name]
+            if decl.ast.tparams:
+                self.fail(e.span, f"${name}: a generic class has no global instance")
+            t = self.class_info(decl, (), e.span).type
+        elif name in scope.aliases:
+            t = self.alias_type(scope, name)
+        elif e.module is None and name in ms.from_names:
+            dscope, dn = ms.from_names[name]
+            if dn in dscope.classes:
+                t = self.class_info(dscope.classes[dn], (), e.span).type
+            elif dn in dscope.aliases:
+                t = self.alias_type(dscope, dn)
+        if t is None or t not in self.classes_by_type:
+            self.fail(e.span, f"unknown class '{name}' in ${name}")
+        info = self.info_of(t)
+        if info not in self.globals:
+            if info.ctor is not None and any(p.default is None for p in info.ctor.ast.params):
+                self.fail(e.span, f"${name} needs a ctor callable without arguments")
+            self.globals.append(info)
+            self.global_spans[info] = (self.ms.mod, e.span)
+            saved = self.ctx_swap(info.decl.scope, {}, None)
+            try:
+                maker = T.FuncSym(f"${info.type.name}", f"nvglobal.make.{info.decl.scope.key}."
+                                  f"{info.type.name}", [], t, e.span)
+                maker.scope, maker.env = info.decl.scope, {}
+                outer = self.cur_func
+                self.cur_func = maker
+                made = self.new_object(t, (), info.decl.ast.span)
+                self.cur_func = outer
+            finally:
+                self.ctx_restore(saved)
+            maker.body = T.Block(e.span, [T.Return(e.span, made)])
+            info.maker = maker
+            self.extra_funcs.append(maker)
+        self.mark_raises()
+        return T.Builtin(t, e.span, "global", [], info)
+
+    # ------------------------------------------------------------ members (7.4)
+    def ex_Attribute(self, e: A.Attribute, expected):
+        obj = e.obj
+        if isinstance(obj, A.Name) and (self.scope is None or self.scope.lookup(obj.id) is None):
+            if obj.id in self.ms.imports or obj.id in self.ms.ambiguous:
+                return self.module_member(self.import_scope(obj.id, obj.span), e)
+            info = self.lookup_class_name(obj.id)
+            if info is not None:
+                return self.method_value(self.info_of(info.type), e)
+        x = self.expr(obj)
+        t = x.type
+        if isinstance(t, ClassT) and t in self.classes_by_type:
+            info = self.info_of(t)
+            if e.name in info.field_index:
+                i = info.field_index[e.name]
+                self.mark_raises()
+                return T.Builtin(info.fields[i][1], e.span, "field", [x], (info, i))
+            if e.name in info.methods:
+                self.fail(e.span, f"method '{e.name}' must be called",
+                          f"write x.{e.name}(...), or {t}.{e.name} for a function value")
+        self.fail(e.span, f"no member '{e.name}' in {t}")
+
+    def module_member(self, scope, e: A.Attribute) -> T.Expr:
+        f = scope.functions.get(e.name)
+        if f is not None:
+            return self.function_value(f, A.Name(e.span, e.name, e.targs))
+        self.fail(e.span, f"module '{e.obj.id}' has no member '{e.name}'")
+
+    def method_value(self, info: ClassInfo, e: A.Attribute) -> T.Expr:
+        m = info.methods.get(e.name)
+        if m is None:
+            self.fail(e.span, f"no method '{e.name}' in {info.type}")
+        return self.func_ref(m, e.span)
+
+    def method_call(self, e: A.Call, f: A.Attribute, obj: T.Expr, expected):
+        """`x.m(args)` for x of a class type: field holding a Function, or a method."""
+        from .builtins import call_user
+        info = self.info_of(obj.type)
+        if f.name in info.field_index:
+            i = info.field_index[f.name]
+            self.mark_raises()
+            fv = T.Builtin(info.fields[i][1], f.span, "field", [obj], (info, i))
+            return self.call_value(e, fv)
+        m = info.methods.get(f.name)
+        if m is None:
+            return None
+        call = call_user(self, e, m, receiver=obj)
+        self.mark_raises()
+        return call
+
+    def named_method(self, e: A.Call, f: A.Attribute, obj: T.Expr):
+        """Methods by naming (7.2): `x.m(args)` is `T_m(x, args)`."""
+        t = obj.type
+        tname = t.name if isinstance(t, (Prim, ClassT)) else None
+        if tname is None:
+            return None
+        fn = self.lookup_func(f"{tname}_{f.name}")
+        if fn is None:
+            for alias in self.aliases_of(t):
+                fn = self.lookup_func(f"{alias}_{f.name}")
+                if fn is not None:
+                    break
+        if fn is None or isinstance(fn, GenericFunc) or not fn.params or fn.params[0].type != t:
+            return None
+        from .builtins import call_user
+        return call_user(self, e, fn, receiver=obj)
+
+    def aliases_of(self, t: Type) -> list[str]:
+        out = []
+        for scope in self.ms.visible:
+            for n in scope.aliases:
+                try:
+                    if self.alias_type(scope, n) == t:
+                        out.append(n)
+                except Abandon:
+                    pass
+        return out
+
+    # ------------------------------------------------------------ user operators (6.5)
+    def user_operator(self, op: str, args: list[T.Expr], span) -> T.Expr | None:
+        """The visible definition of `op` for these operand types: exact match first, then
+        implicit widening; two candidates are an error."""
+        cands = []
+        for scope in self.ms.visible:
+            for o, f in scope.operators:
+                if o == op and isinstance(f, T.FuncSym) and len(f.params) == len(args):
+                    cands.append(f)
+        exact = [f for f in cands if all(p.type == a.type for p, a in zip(f.params, args))]
+        pick = exact or [f for f in cands
+                         if all(self.convertible(a.type, p.type) for p, a in zip(f.params, args))]
+        if not pick:
+            return None
+        if len(pick) > 1:
+            self.fail(span, f"two definitions of operator '{op}' match "
+                            f"{', '.join(str(a.type) for a in args)}")
+        f = pick[0]
+        if self.cur_func is not None:
+            self.cur_func.calls.add(f)
+        cargs = [self.coerce(a, p.type, a.span) for a, p in zip(args, f.params)]
+        return T.CallFn(f.ret, span, f, cargs)
+
+
+def mentions(te, tps, env) -> bool:
+    """Whether the syntax type te mentions a type parameter not yet bound."""
+    if isinstance(te, A.TypeName):
+        if te.name in tps and te.name not in env and te.module is None:
+            return True
+        return any(mentions(a, tps, env) for a in te.args)
+    if isinstance(te, (A.BufferType, A.FixedArrayType)):
+        return mentions(te.elem, tps, env)
+    return False

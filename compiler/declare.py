@@ -1,0 +1,292 @@
+"""Declarations: module scopes, type names (aliases, classes, generics), class layouts,
+function signatures, and monomorphisation of generic functions and classes (6.4, 7.1)."""
+from __future__ import annotations
+
+from . import ast as A
+from . import tir as T
+from .check_expr import Abandon, similar
+from .symbols import ClassDecl, ClassInfo, GenericFunc, ModScope
+from .types import (ArrayT, BufferT, ChannelT, ClassT, FixedT, FuncT, MapT, Prim, TupleT, Type,
+                    PRIMS, VOID, ERR)
+
+MAX_INSTANTIATION_DEPTH = 64
+BUILTIN_CLASSES = ("File",)
+
+
+class DeclChecker:
+    # ------------------------------------------------------------ module scopes
+    def build_scopes(self, modules) -> list[ModScope]:
+        scopes = {m: ModScope(m) for m in modules}
+        for m, ms in scopes.items():
+            for item in m.ast.items:
+                self.collect(ms, item)
+        for m, ms in scopes.items():
+            for name, dep in m.imports.items():
+                if dep is not None:
+                    ms.imports[name] = scopes[dep]
+            ms.ambiguous = set(m.ambiguous)
+            for item, dep in m.from_imports:
+                dscope = scopes[dep]
+                for n, sp in item.names:
+                    if not (n in dscope.functions or n in dscope.classes or n in dscope.aliases):
+                        self.error(sp, f"module '{'/'.join(item.path)}' has no member '{n}'")
+                        continue
+                    if n in ms.functions or n in ms.classes or n in ms.aliases:
+                        self.error(sp, f"'{n}' is both defined here and imported")
+                        continue
+                    if n in ms.from_names and ms.from_names[n][0] is not dscope:
+                        self.error(sp, f"'{n}' is imported from two modules")
+                        continue
+                    ms.from_names[n] = (dscope, n)
+        for ms in scopes.values():
+            seen, stack = [], [ms]
+            while stack:
+                s = stack.pop()
+                if s in seen:
+                    continue
+                seen.append(s)
+                stack.extend(scopes[d] for d in s.mod.deps if d in scopes)
+            ms.visible = seen
+        return list(scopes.values())
+
+    def collect(self, ms: ModScope, item) -> None:
+        def taken(name: str, span) -> bool:
+            if name in ms.functions or name in ms.classes or name in ms.aliases:
+                self.error(span, f"'{name}' is already defined in this module",
+                           "top-level names are unique in their module")
+                return True
+            return False
+
+        if isinstance(item, A.FuncDef):
+            if item.kind != "def":
+                self.error(item.span, f"{item.kind} functions are not supported yet")
+                return
+            if item.is_operator:
+                ms.operators.append((item.name, self.declare_operator(ms, item)))
+                return
+            if taken(item.name, item.span):
+                return
+            if item.name in PRIMS:
+                self.error(item.span, f"cannot define a function named '{item.name}'")
+                return
+            ms.functions[item.name] = GenericFunc(item, ms) if item.tparams else None
+            if not item.tparams:
+                ms.functions[item.name] = PendingFunc(item)
+        elif isinstance(item, A.ClassDef):
+            if not taken(item.name, item.span):
+                ms.classes[item.name] = ClassDecl(item, ms)
+        elif isinstance(item, A.TypeAlias):
+            if not taken(item.name, item.span):
+                ms.aliases[item.name] = item
+        elif isinstance(item, A.MainDef):
+            if ms.main is not None:
+                self.error(item.span, "more than one main", "a program has exactly one main block")
+            else:
+                ms.main = item
+        elif isinstance(item, A.Proto):
+            self.error(item.span, "foreign declarations (proto) are not supported yet")
+
+    def declare_operator(self, ms: ModScope, fd: A.FuncDef):
+        if fd.tparams:
+            return GenericFunc(fd, ms)
+        return PendingFunc(fd)
+
+    def declare_pending(self, scopes: list[ModScope]) -> None:
+        """Turn every non-generic function's AST into a FuncSym with a resolved signature."""
+        for ms in scopes:
+            for name, f in list(ms.functions.items()):
+                if isinstance(f, PendingFunc):
+                    ms.functions[name] = self.declare_function(ms, f.ast, {})
+            ms.operators = [(op, self.declare_function(ms, f.ast, {}) if isinstance(f, PendingFunc)
+                             else f) for op, f in ms.operators]
+
+    def declare_function(self, ms: ModScope, fd: A.FuncDef, env: dict, owner: ClassInfo | None = None,
+                         symbol: str | None = None) -> T.FuncSym:
+        saved = self.ctx_swap(ms, env, owner)
+        try:
+            params = []
+            if owner is not None:
+                params.append(T.Var("self", owner.type, fd.span, is_param=True))
+            seen: set[str] = set()
+            saw_default = False
+            for p in fd.params:
+                pt = self.resolve_or_error(p.type)
+                if p.name in seen:
+                    self.error(p.span, f"duplicate parameter '{p.name}'")
+                seen.add(p.name)
+                if p.default is not None:
+                    saw_default = True
+                elif saw_default:
+                    self.error(p.span, f"parameter '{p.name}' without default after one with a default")
+                params.append(T.Var(p.name, pt, p.span, is_param=True))
+            ret = self.resolve_or_error(fd.ret, allow_void=True) if isinstance(fd, A.FuncDef) else VOID
+        finally:
+            self.ctx_restore(saved)
+        name = fd.name if isinstance(fd, A.FuncDef) else "ctor"
+        shown = f"{owner.type}.{name}" if owner is not None else name
+        if symbol is None:
+            symbol = mangle(ms.key, shown, env)
+        sym = T.FuncSym(shown, symbol, params, ret, fd.span,
+                        defaults=([None] if owner else []) + [p.default for p in fd.params])
+        sym.ast = fd
+        sym.scope = ms
+        sym.env = env
+        sym.owner = owner
+        self.queue.append(sym)
+        return sym
+
+    # ------------------------------------------------------------ context
+    def ctx_swap(self, ms, env, owner):
+        saved = (self.ms, self.env, self.cur_class)
+        self.ms, self.env, self.cur_class = ms, env, owner
+        return saved
+
+    def ctx_restore(self, saved) -> None:
+        self.ms, self.env, self.cur_class = saved
+
+    # ------------------------------------------------------------ type names
+    def resolve_named(self, te: A.TypeName) -> Type:
+        """Class, alias, type parameter or qualified name (`mod.T`)."""
+        n = te.name
+        if te.module is None and n in self.env and not te.args:
+            return self.env[n]
+        ms = self.ms
+        if te.module is not None:
+            target = self.import_scope(te.module, te.span)
+            return self.type_in_scope(target, n, te, qualified=True)
+        if n in ms.classes or n in ms.aliases:
+            return self.type_in_scope(ms, n, te)
+        if n in ms.from_names:
+            dscope, dn = ms.from_names[n]
+            return self.type_in_scope(dscope, dn, te)
+        if n in BUILTIN_CLASSES and not te.args:
+            return ClassT("std", n)
+        cands = list(PRIMS) + ["array", "map", "tuple", "channel", "Function"] + \
+            list(ms.classes) + list(ms.aliases) + list(self.env)
+        s = similar(n, cands)
+        self.fail(te.span, f"unknown type '{n}'", f"did you mean '{s}'?" if s else None)
+
+    def import_scope(self, name: str, span) -> ModScope:
+        ms = self.ms
+        if name in ms.ambiguous:
+            self.fail(span, f"'{name}' is ambiguous: two imports bind it",
+                      "bind one of them under another name with `as`")
+        if name not in ms.imports:
+            self.fail(span, f"unknown module '{name}'")
+        return ms.imports[name]
+
+    def type_in_scope(self, scope: ModScope, n: str, te: A.TypeName, qualified=False) -> Type:
+        if n in scope.aliases:
+            if te.args:
+                self.fail(te.span, f"type alias '{n}' takes no type arguments")
+            return self.alias_type(scope, n)
+        if n in scope.classes:
+            decl = scope.classes[n]
+            targs = tuple(self.resolve_type(a) for a in te.args)
+            if len(targs) != len(decl.ast.tparams):
+                if not decl.ast.tparams:
+                    self.fail(te.span, f"class '{n}' takes no type arguments")
+                self.fail(te.span, f"class '{n}' takes {len(decl.ast.tparams)} type argument"
+                                   f"{'s' if len(decl.ast.tparams) != 1 else ''}, got {len(targs)}",
+                          f"write {n}<{', '.join(decl.ast.tparams)}>")
+            return self.class_info(decl, targs, te.span).type
+        self.fail(te.span, f"unknown type '{n}'" if not qualified else
+                  f"module has no type '{n}'")
+
+    def alias_type(self, scope: ModScope, n: str) -> Type:
+        """The type an alias stands for (3.5), resolved once; cycles are errors."""
+        if n in scope.alias_cache:
+            return scope.alias_cache[n]
+        key = (scope, n)
+        if key in self.alias_stack:
+            names = [x[1] for x in self.alias_stack[self.alias_stack.index(key):]] + [n]
+            self.fail(scope.aliases[names[0]].span, "type alias cycle: " + " -> ".join(names))
+        te = scope.aliases[n].type
+        self.alias_stack.append(key)
+        saved = self.ctx_swap(scope, {}, None)
+        try:
+            if isinstance(te, A.TypeName) and te.module is None and not te.args and \
+                    te.name in scope.classes and scope.classes[te.name].ast.tparams:
+                self.fail(te.span, f"type alias of generic class '{te.name}' needs type arguments")
+            t = self.resolve_type(te)
+        finally:
+            self.alias_stack.pop()
+            self.ctx_restore(saved)
+        scope.alias_cache[n] = t
+        return t
+
+    # ------------------------------------------------------------ classes
+    def class_info(self, decl: ClassDecl, targs: tuple, span) -> ClassInfo:
+        if targs in decl.instances:
+            return decl.instances[targs]
+        ct = ClassT(decl.scope.key, decl.name, targs)
+        env = dict(zip(decl.ast.tparams, targs))
+        info = ClassInfo(decl, ct, env)
+        decl.instances[targs] = info
+        self.classes_by_type[ct] = info
+        self.pending_classes.append(info)
+        return info
+
+    def complete_class(self, info: ClassInfo) -> None:
+        """Resolve fields and declare the ctor and methods of one concrete class."""
+        if info.ready:
+            return
+        info.ready = True
+        cd = info.decl.ast
+        ms = info.decl.scope
+        saved = self.ctx_swap(ms, info.env, info)
+        try:
+            for fdecl in cd.fields:
+                ft = self.resolve_or_error(fdecl.type)
+                for name, sp in fdecl.names:
+                    if name in info.field_index:
+                        self.error(sp, f"duplicate field '{name}' in class {info.type}")
+                        continue
+                    info.field_index[name] = len(info.fields)
+                    info.fields.append((name, ft))
+        finally:
+            self.ctx_restore(saved)
+        key = mangle(ms.key, str(info.type), {})
+        for m in cd.methods:
+            if m.name in info.field_index:
+                self.error(m.span, f"class {info.type} has a field and a method named '{m.name}'")
+                continue
+            if m.name in info.methods:
+                self.error(m.span, f"method '{m.name}' is already defined in class {info.type}")
+                continue
+            info.methods[m.name] = self.declare_function(ms, m, info.env, info,
+                                                         symbol=f"{key}.{m.name}")
+        if cd.ctor is not None:
+            info.ctor = self.declare_function(ms, cd.ctor, info.env, info, symbol=f"{key}.ctor")
+        ts = info.methods.get("to_str")
+        if ts is not None and ts.ret == Prim("str") and len(ts.params) == 1:
+            info.to_str = ts
+
+    # ------------------------------------------------------------ generic functions
+    def instantiate(self, g: GenericFunc, targs: tuple, span) -> T.FuncSym:
+        if targs in g.instances:
+            return g.instances[targs]
+        depth = self.inst_depth + 1
+        if depth > MAX_INSTANTIATION_DEPTH:
+            self.fail(span, "generic instantiation too deep")
+        env = dict(zip(g.ast.tparams, targs))
+        sym = self.declare_function(g.scope, g.ast, env)
+        sym.name = f"{g.name}<{', '.join(map(str, targs))}>"
+        sym.inst_site = (span, sym.name, depth)
+        g.instances[targs] = sym
+        return sym
+
+
+class PendingFunc:
+    """A non-generic function seen by collect() before signatures can be resolved."""
+
+    def __init__(self, ast: A.FuncDef) -> None:
+        self.ast = ast
+
+
+def mangle(module_key: str, name: str, env: dict) -> str:
+    """Object-file symbol of a Neve function (unique per module, name and type arguments)."""
+    s = f"nv.{module_key}.{name}"
+    if env:
+        s += "<" + ",".join(str(t) for t in env.values()) + ">"
+    return s

@@ -1,0 +1,195 @@
+"""Finds, reads and parses the modules of a program (LANGUAGE.md 8): the import search order,
+packages' module roots, and the bundled std and frost packages."""
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import ast as A
+from .diagnostics import Diagnostics, Span
+
+BUNDLED = ("std", "frost")
+
+
+@dataclass(eq=False)
+class Module:
+    """One loaded source file."""
+    path: str                      # as shown in diagnostics
+    key: str                       # unique, symbol-safe name (used in mangled symbols)
+    ast: A.Module | None = None
+    imports: dict[str, "Module | None"] = field(default_factory=dict)  # binding -> module
+    ambiguous: set[str] = field(default_factory=set)
+    from_imports: list[tuple[A.FromImport, "Module"]] = field(default_factory=list)
+    deps: list["Module"] = field(default_factory=list)
+
+
+def bundled_root() -> Path:
+    return Path(__file__).resolve().parent.parent / "packages"
+
+
+def package_root(file: Path) -> Path | None:
+    """The nearest folder above `file` holding a neve.toml."""
+    for d in file.resolve().parents:
+        if (d / "neve.toml").is_file():
+            return d
+    return None
+
+
+def module_root(pkg: Path) -> Path:
+    """A package's module root: the manifest's [package] src, by default the package root."""
+    try:
+        data = tomllib.loads((pkg / "neve.toml").read_text())
+        src = data.get("package", {}).get("src")
+        if isinstance(src, str):
+            return (pkg / src).resolve()
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        pass
+    return pkg
+
+
+def package_entry(pkg: Path) -> Path:
+    root = module_root(pkg)
+    try:
+        data = tomllib.loads((pkg / "neve.toml").read_text())
+        entry = data.get("package", {}).get("entry")
+        if isinstance(entry, str):
+            return root / entry
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        pass
+    return root / "include.nv"
+
+
+def installed_package(name: str) -> Path | None:
+    """An installed package `name` (8 (c)): the most recently installed version."""
+    try:
+        from nsm.registry.installed import locate
+    except ImportError:
+        return None
+    return locate(name)
+
+
+def candidates(importer: Path, parts: tuple[str, ...]) -> list[Path]:
+    """Where `import a/b/c` may be found, in search order (8)."""
+    rel = Path(*parts).with_suffix(".nv")
+    out = [importer.parent / rel]
+    pkg = package_root(importer)
+    if pkg is not None:
+        out.append(module_root(pkg) / rel)
+    head, rest = parts[0], parts[1:]
+    inst = installed_package(head)
+    for root in ([inst] if inst else []) + [bundled_root() / b for b in BUNDLED if b == head]:
+        if rest:
+            out.append(module_root(root) / Path(*rest).with_suffix(".nv"))
+        else:
+            out.append(package_entry(root))
+    return out
+
+
+def module_key(path: Path, root_dir: Path) -> str:
+    try:
+        rel = path.resolve().relative_to(root_dir.resolve())
+    except ValueError:
+        rel = Path(*path.resolve().parts[-3:])
+    return re.sub(r"[^A-Za-z0-9_]", "_", rel.with_suffix("").as_posix())
+
+
+class Loader:
+    """Loads the root file and every module it imports, transitively, each once."""
+
+    def __init__(self, diags: Diagnostics, parse) -> None:
+        self.diags = diags
+        self.parse = parse          # (source, path, known_types, known_generics) -> ast.Module
+        self.by_file: dict[Path, Module] = {}
+        self.order: list[Module] = []
+        self.root_dir = Path.cwd()
+
+    def load_root(self, path: str, source: str) -> Module:
+        self.root_dir = Path(path).resolve().parent
+        root = self._load(Path(path), path, source)
+        return root
+
+    def _load(self, file: Path, shown: str, source: str | None = None) -> Module | None:
+        real = file.resolve()
+        if real in self.by_file:
+            return self.by_file[real]
+        if source is None:
+            from .driver import read_source
+            source = read_source(shown, self.diags)
+            if source is None:
+                return None
+        mod = Module(shown, module_key(real, self.root_dir))
+        self.by_file[real] = mod
+        mod.ast = self.parse(source, shown, frozenset(), frozenset())
+        self._resolve_imports(mod, real)
+        types, generics = self.exported_names(mod)
+        if types or generics:
+            mod.ast = self.parse(source, shown, types, generics)
+        self.order.append(mod)
+        return mod
+
+    def _resolve_imports(self, mod: Module, real: Path) -> None:
+        for item in mod.ast.items:
+            if not isinstance(item, (A.Import, A.FromImport)):
+                continue
+            target = self._find(real, item)
+            if target is None:
+                continue
+            mod.deps.append(target)
+            if isinstance(item, A.Import):
+                name = item.alias or item.path[-1]
+                if name in mod.imports and mod.imports[name] is not target:
+                    mod.ambiguous.add(name)
+                mod.imports[name] = target
+            else:
+                mod.from_imports.append((item, target))
+
+    def _find(self, importer: Path, item) -> Module | None:
+        tried = candidates(importer, item.path)
+        for c in tried:
+            if c.is_file():
+                shown = os.path.relpath(c) if not os.path.isabs(str(c)) or \
+                    str(c.resolve()).startswith(str(Path.cwd())) else str(c)
+                return self._load(c, shown)
+        spelled = "/".join(item.path)
+        listing = ", ".join(str(t) for t in tried)
+        self.diags.error(item.span, f"cannot find module '{spelled}' (tried {listing})",
+                         f"to install a package named '{item.path[0]}': nsm install "
+                         f"<user>/{item.path[0]}")
+        return None
+
+    def exported_names(self, mod: Module) -> tuple[frozenset[str], frozenset[str]]:
+        """Types and generic names visible in `mod` through its imports (for the parser)."""
+        types, generics = set(), set()
+        for name, dep in mod.imports.items():
+            if dep is None or dep.ast is None:
+                continue
+            t, g = declared_names(dep.ast)
+            types |= {f"{name}.{x}" for x in t}
+            generics |= {f"{name}.{x}" for x in g}
+        for item, dep in mod.from_imports:
+            if dep.ast is None:
+                continue
+            t, g = declared_names(dep.ast)
+            for n, _ in item.names:
+                if n in t:
+                    types.add(n)
+                if n in g:
+                    generics.add(n)
+        return frozenset(types), frozenset(generics)
+
+
+def declared_names(m: A.Module) -> tuple[set[str], set[str]]:
+    types, generics = set(), set()
+    for it in m.items:
+        if isinstance(it, A.ClassDef):
+            types.add(it.name)
+            if it.tparams:
+                generics.add(it.name)
+        elif isinstance(it, A.TypeAlias):
+            types.add(it.name)
+        elif isinstance(it, A.FuncDef) and it.tparams:
+            generics.add(it.name)
+    return types, generics

@@ -1,0 +1,73 @@
+"""Top-level symbols of a program: module scopes, classes and their instantiations, generic
+functions awaiting monomorphisation, operators, globals."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import ast as A
+from . import tir as T
+from .modules import Module
+from .types import ClassT, Type
+
+
+@dataclass(eq=False)
+class GenericFunc:
+    """A `def` with type parameters: specialised per type-argument list (6.4)."""
+    ast: A.FuncDef
+    scope: "ModScope"
+    instances: dict[tuple[Type, ...], T.FuncSym] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.ast.name
+
+
+@dataclass(eq=False)
+class ClassDecl:
+    """A class definition; `instances` maps type arguments to ClassInfo (one for non-generic)."""
+    ast: A.ClassDef
+    scope: "ModScope"
+    instances: dict[tuple[Type, ...], "ClassInfo"] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.ast.name
+
+
+@dataclass(eq=False)
+class ClassInfo:
+    """One concrete class (a generic class with its type arguments)."""
+    decl: ClassDecl
+    type: ClassT
+    env: dict[str, Type]
+    fields: list[tuple[str, Type]] = field(default_factory=list)
+    field_index: dict[str, int] = field(default_factory=dict)
+    methods: dict[str, T.FuncSym] = field(default_factory=dict)   # declared signatures
+    ctor: T.FuncSym | None = None
+    to_str: T.FuncSym | None = None
+    ready: bool = False            # fields resolved
+    maker: T.FuncSym | None = None  # creates the global instance $C (7.3)
+
+
+@dataclass(eq=False)
+class ModScope:
+    """The top-level names of one module (8)."""
+    mod: Module
+    functions: dict[str, T.FuncSym | GenericFunc] = field(default_factory=dict)
+    classes: dict[str, ClassDecl] = field(default_factory=dict)
+    aliases: dict[str, A.TypeAlias] = field(default_factory=dict)
+    operators: list[tuple[str, T.FuncSym | GenericFunc]] = field(default_factory=list)
+    imports: dict[str, "ModScope"] = field(default_factory=dict)
+    ambiguous: set[str] = field(default_factory=set)
+    from_names: dict[str, tuple["ModScope", str]] = field(default_factory=dict)
+    visible: list["ModScope"] = field(default_factory=list)   # itself + transitive imports
+    alias_cache: dict[str, Type] = field(default_factory=dict)
+    main: A.MainDef | None = None
+
+    @property
+    def key(self) -> str:
+        return self.mod.key
+
+    @property
+    def path(self) -> str:
+        return self.mod.path
