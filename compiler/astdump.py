@@ -6,7 +6,7 @@ import dataclasses
 from .diagnostics import Span
 from .tir import FuncSym, Var
 
-OPAQUE = {"ClassInfo", "ClassDecl", "ModScope", "GenericFunc", "Module"}
+OPAQUE_MODULES = {"compiler.symbols", "compiler.modules"}   # symbol tables: shown by name only
 SKIP = {"span", "calls", "defaults", "var_span", "ast", "scope", "env", "owner"}
 
 
@@ -17,7 +17,7 @@ def dump(node, indent: int = 0) -> str:
         if not node:
             return "[]"
         return "[\n" + "".join(f"{pad}  {dump(x, indent + 1)}\n" for x in node) + f"{pad}]"
-    if type(node).__name__ in OPAQUE:
+    if type(node).__module__ in OPAQUE_MODULES:
         return f"<{type(node).__name__} {getattr(node, 'type', getattr(node, 'name', ''))}>"
     if not dataclasses.is_dataclass(node) or isinstance(node, Span):
         return repr(node) if not isinstance(node, Span) else str(node)
