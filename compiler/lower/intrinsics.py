@@ -64,6 +64,42 @@ class IntrinsicLowering:
             self.fmt(buf, self.expr(a), a.type)
         self.rt("nv_buf_write", buf, ir.Constant(R.I32, int(newline)), ir.Constant(R.I32, fd))
 
+    def bi_fstring(self, e: T.Builtin):
+        buf = self.new_buf()
+        args = iter(e.args)
+        for part in e.extra:
+            if isinstance(part, bytes):
+                if part:
+                    self.rt("nv_fmt_str", buf, self.str_const(part))
+                continue
+            a = next(args)
+            v = self.expr(a)
+            if part is None:
+                self.fmt(buf, v, a.type)
+                continue
+            self.fmt_spec(buf, v, a.type, part)
+        return self.rt("nv_buf_to_str", buf)
+
+    def fmt_spec(self, buf, v, t, spec) -> None:
+        align, zero, width, prec, kind = spec
+        i32 = lambda x: ir.Constant(R.I32, x)
+        al = i32(ord(align) if align else 0)
+        if kind in ("d", "x"):
+            unsigned = t.name in ("u8", "char")
+            v64 = self.convert(v, t, INT) if t.name != "char" else self.b.zext(v, R.I64)
+            self.rt("nv_fmt_int_spec", buf, v64, i32(int(unsigned)), al, i32(int(zero)),
+                    i32(width), i32(ord(kind)))
+        elif kind in ("f", "e"):
+            self.rt("nv_fmt_float_spec", buf, self.convert(v, t, F64), al, i32(int(zero)),
+                    i32(width), i32(-1 if prec is None else prec), i32(ord(kind)))
+        else:
+            start = self.rt("nv_buf_len", buf)
+            self.fmt(buf, v, t)
+            if is_int(t) or is_float(t) or t.name == "char":
+                self.rt("nv_fmt_pad_num", buf, start, al, i32(int(zero)), i32(width))
+            else:
+                self.rt("nv_fmt_pad", buf, start, al, i32(width))
+
     def bi_exit(self, e: T.Builtin):
         self.rt("nv_exit", self.expr(e.args[0]))
         self.b.unreachable()

@@ -129,6 +129,7 @@ SIGNATURES: dict[str, tuple] = {
     "nv_fmt_float_spec": (VOID, [PTR, F64, I32, I32, I32, I32, I32]),
     "nv_fmt_pad": (VOID, [PTR, I64, I32, I32]),
     "nv_buf_len": (I64, [PTR]),
+    "nv_fmt_pad_num": (VOID, [PTR, I64, I32, I32, I32]),
     "nv_seed": (VOID, [I64]),
     "nv_randint": (I64, [I64, I64]),
     "nv_randu": (F32, [F32, F32]),
