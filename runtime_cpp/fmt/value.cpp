@@ -1,10 +1,11 @@
 // Text of any value by its type descriptor (10.1): what print and str() show for arrays,
-// tuples and fixed arrays, recursively. At the top level a str is its bytes and a char the
-// byte itself; inside a container they are quoted.
+// tuples, fixed arrays and maps, recursively; objects through their class's to_str. At the top
+// level a str is its bytes and a char the byte itself; inside a container they are quoted.
 #include <cstdio>
 #include <cstring>
 #include "neve_rt.h"
 #include "fmt/text.h"
+#include "map/maps.h"
 
 namespace {
 
@@ -34,6 +35,65 @@ void opaque(NvBuf* b, const void* ref, const char* name, bool with_addr) {
 }
 
 void fmt(NvBuf* b, const char* p, const NvType* t, bool nested);
+
+// {"a": 1, "b": 2} in iteration order; keys and values as container elements
+void map_text(NvBuf* b, const NvMap* m) {
+    if (!m) {
+        put(b, "nil");
+        return;
+    }
+    const NvType* kt = rt_map_key_type(m);
+    const NvType* vt = rt_map_val_type(m);
+    rt_buf_putc(b, '{');
+    const void *k, *v;
+    bool first = true;
+    for (int64_t pos = rt_map_entry(m, 0, &k, &v); pos >= 0; pos = rt_map_entry(m, pos, &k, &v)) {
+        if (!first) rt_buf_append(b, ", ", 2);
+        first = false;
+        fmt(b, (const char*)k, kt, true);
+        rt_buf_append(b, ": ", 2);
+        fmt(b, (const char*)v, vt, true);
+    }
+    rt_buf_putc(b, '}');
+}
+
+// An object: its class's to_str (NvStr* (*)(void* self)) when it has one, else <Name>.
+void object_text(NvBuf* b, void* obj, const NvType* t) {
+    if (!obj) {
+        put(b, "nil");
+        return;
+    }
+    if (t->to_str) {
+        NvStr* (*to_str)(void*);
+        const void* f = t->to_str;
+        memcpy(&to_str, &f, sizeof to_str);
+        nv_fmt_str(b, to_str(obj));
+        return;
+    }
+    rt_buf_putc(b, '<');
+    put(b, t->name ? t->name : "object");
+    rt_buf_putc(b, '>');
+}
+
+// The value an any holds, by its dynamic type. References (str, arrays, maps, objects,
+// channels, functions, buffers) are the value word itself; a value of another kind (a number
+// or tuple, should the compiler box one) is read through the pointer. Foreign pointers have no
+// text of their own: <any 0x...>.
+void any_text(NvBuf* b, NvAny a, bool nested) {
+    if (!a.type || (!a.value && a.type->kind != NV_STR)) {
+        put(b, "nil");
+        return;
+    }
+    switch (a.type->kind) {
+        case NV_FOREIGN: opaque(b, a.value, "any", true); break;
+        case NV_STR: case NV_ARRAY: case NV_MAP: case NV_CLASS: case NV_CHANNEL:
+        case NV_FUNCTION: case NV_BUFFER:
+            fmt(b, (const char*)&a.value, a.type, nested);
+            break;
+        case NV_ANY: put(b, "<any>"); break;
+        default: fmt(b, (const char*)a.value, a.type, nested); break;
+    }
+}
 
 void elements(NvBuf* b, const char* data, int64_t n, const NvType* et) {
     rt_buf_putc(b, '[');
@@ -81,18 +141,26 @@ void fmt(NvBuf* b, const char* p, const NvType* t, bool nested) {
             }
             rt_buf_putc(b, ')');
             break;
-        case NV_MAP: opaque(b, load<const void*>(p), "map", false); break;
-        case NV_CLASS:
-            opaque(b, load<const void*>(p), t->name ? t->name : "object", false);
-            break;
+        case NV_MAP: map_text(b, load<const NvMap*>(p)); break;
+        case NV_CLASS: object_text(b, load<void*>(p), t); break;
         case NV_CHANNEL:
             opaque(b, load<const void*>(p), t->name ? t->name : "channel", false);
             break;
-        case NV_FUNCTION: opaque(b, load<const void*>(p), "function", false); break;
+        case NV_FUNCTION: {
+            const NvFuncValue* f = load<const NvFuncValue*>(p);
+            if (!f) {
+                put(b, "nil");
+            } else {
+                put(b, "<function ");
+                put(b, f->name ? f->name : "?");
+                rt_buf_putc(b, '>');
+            }
+            break;
+        }
         case NV_BUFFER:
             opaque(b, load<const void*>(p), t->name ? t->name : "buffer", true);
             break;
-        case NV_ANY: opaque(b, load<const void*>(p), "any", true); break;
+        case NV_ANY: any_text(b, load<NvAny>(p), nested); break;
         case NV_FOREIGN:
             opaque(b, load<const void*>(p), t->name ? t->name : "foreign", true);
             break;

@@ -2,7 +2,7 @@
 #include "neve_rt.h"
 
 #define NV_PRIM(var, kind, size, ptrs, name) \
-    extern "C" const NvType var = {kind, size, 0, ptrs, nullptr, nullptr, name};
+    extern "C" const NvType var = {kind, size, 0, ptrs, nullptr, nullptr, name, nullptr};
 
 NV_PRIM(nv_type_int, NV_INT, 8, 0, "int")
 NV_PRIM(nv_type_i8, NV_I8, 1, 0, "i8")

@@ -24,7 +24,8 @@ from nsm.build import runtime as rtbuild
 
 C_DIR = Path(__file__).parent / "c"
 REPO = Path(__file__).resolve().parents[2]
-PROGRAMS = ["fmt_floats", "strs", "parse", "arrays", "trace", "overflow", "threads", "misc"]
+PROGRAMS = ["fmt_floats", "strs", "parse", "arrays", "trace", "overflow", "threads", "misc",
+            "maps", "map_stress", "fmt_spec", "rng", "files"]
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +64,10 @@ def exe(runtime, tmp_path_factory):
 
     def build(name: str) -> Path:
         target = out / name
-        cmd = ["gcc", "-O1", "-g", "-I", str(runtime.include), str(C_DIR / f"{name}.c"),
+        src = C_DIR / f"{name}.c"
+        if not src.exists():
+            src = C_DIR / f"{name}.cpp"      # C++ test programs (reference models)
+        cmd = ["gcc", "-O1", "-g", "-I", str(runtime.include), "-I", str(C_DIR), str(src),
                str(runtime.lib), *runtime.link_args, "-o", str(target)]
         p = subprocess.run(cmd, capture_output=True, text=True)
         assert p.returncode == 0, p.stderr
@@ -417,3 +421,279 @@ def test_process_and_time(exe):
                         lines[4])
     assert lines[5:] == ["slept 1 timer 1", "epoch 1", "bf16 3f80 3f80 3f82 7fc0 3.14062",
                          "half 3c00 7c00 0001 c000 0.333252 5.96046e-08"]
+
+
+# ------------------------------------------------------------------ maps
+
+MAPS = """
+{}
+{"one": 1, "two": 2, "three": 3, "four": 4}
+store existing: mod same 1 size 4
+{"one": 1, "two": 22, "three": 3, "four": 4}
+remove two 1, again 0
+mod changed 1 has two 0
+{"one": 1, "three": 3, "four": 4, "two": 2}
+get three 3 four 4
+["one", "three", "four", "two"]
+[1, 3, 4, 2]
+keys elem is key type 1, values elem is value type 1
+nil key finds "": 1 -> 0
+{"one": 1, "three": 3, "four": 4, "two": 2, "": 0}
+one=1;three=3;four=4;two=2;=0;
+{}
+after clear size 0 has one 0
+{"z": 26, "a": 1}
+{107: "v107", 207: "v207", 307: "v307", 407: "v407", 507: "v507", 607: "v607", 707: "v707", 807: "v807", 907: "v907", 7: "back", 17: "back", 27: "back", 37: "back"}
+f64 map size 4 nan found 0
+remove nan 0, size 4
+{0.0: 11, nan: 2, nan: 3, 1.5: 4}
+float -0.0 then 0.0: size 1 found 1
+{-0.0: 0.1}
+{'h': false, 'e': false, 'l': true, 'o': false}
+{-120: 198, -60: 199, 0: 200, 60: 201, 120: 202}
+tuple keys: size 2 equal tuple finds 1
+{(1, "x"): ('q', 2.5, true), (1, "y"): ('\\'', 0.0, false)}
+class keys by identity: size 2 p1 11
+{P(1, 2): 11, P(1, 2): 20}
+any keys: size 3 same object 2
+{P(1, 2): 2, <Box>: 3, nil: 4}
+{"say \\"hi\\"\\n": ["a", "b"], "none": nil}
+[{"z": 26, "a": 1}, {}, nil]
+nil
+nil map size 0 next -1
+""".lstrip("\n")
+
+
+def test_maps(exe):
+    p = run(exe["maps"])
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == MAPS
+
+
+def test_maps_against_reference(exe):
+    # 3 x 100k random stores/removes/finds/clears checked against an ordered model
+    p = run(exe["map_stress"])
+    assert (p.returncode, p.stderr) == (0, ""), p.stderr
+    assert p.stdout.split()[:4] == ["ok", "1", "1", "1"]
+
+
+@pytest.mark.parametrize("mode, site, message", [
+    ("missing_str", "9:14", 'key not found: "alpha"'),
+    ("missing_escaped", "9:14", 'key not found: "tab\\there \\"q\\""'),
+    ("missing_int", "9:14", "key not found: 3"),
+    ("missing_f64", "9:14", "key not found: nan"),
+    ("missing_tuple", "9:14", 'key not found: (4, "x")'),
+    ("iter_insert", "11:5", "map modified during iteration"),
+    ("iter_remove", "11:5", "map modified during iteration"),
+    ("iter_clear", "11:5", "map modified during iteration"),
+])
+def test_map_errors(exe, mode, site, message):
+    p = run(exe["maps"], mode)
+    assert p.returncode == 1
+    assert p.stdout == ("visit\n" if mode.startswith("iter") else "")
+    assert p.stderr == f"maps.nv:{site}: runtime error: {message}\n  at main (maps.nv:{site})\n"
+
+
+def test_map_store_during_iteration_is_allowed(exe):
+    p = run(exe["maps"], "iter_store")
+    assert (p.returncode, p.stdout, p.stderr) == (0, '{"a": 11, "b": 12}\ndone\n', "")
+
+
+# ------------------------------------------------------------------ f-string specs, objects
+
+FMT_SPEC = """
+[   7]
+[   7]
+[7   ]
+[ff]
+[-ff]
+[00042]
+[-00042]
+[-00042]
+[0000ff]
+[-000ff]
+[123456]
+[-9223372036854775808]
+[-8000000000000000]
+[c8]
+[18446744073709551615]
+[   97]
+[0.1235]
+[3.000000e-04]
+[1.234500e+03]
+[2]
+[4]
+[0.12]
+[0.10000000000000000555]
+[1.000000]
+[-0001.50]
+[1.50    ]
+[ 3.142e+00]
+[-0.00]
+[1000000000000000052504760255204420248704468581108159154915854115511802457988908195786371375080447864043704443832883878176942523235360430575644792184786706982848387200926575803737830233794788090059368953234970799945081119038967640880074652742780142494579258788820056842838115669472196386865459400540160.00]
+[   nan]
+[  -inf]
+[     0.1]
+[1e-05   ]
+[-0002.5]
+[0.30000000000000004]
+[x=   ab]
+[x=ab   ]
+[x=ab   ]
+[x=abcdef]
+[x=  ]
+[-00000.1]
+Point(3, -4)
+<Counter>
+nil
+[Point(3, -4), nil]
+Point(3, -4)
+<Counter>
+nil
+[0, 5]
+text
+{"k": 1}
+<function twice>
+[Point(3, -4), <Counter>, nil, [0, 5], "text", {"k": 1}, <function twice>]
+<any 0x1234>
+<function twice>
+nil
+[<function twice>, nil]
+""".lstrip("\n")
+
+
+def test_fstring_specs_and_object_text(exe):
+    p = run(exe["fmt_spec"])
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == FMT_SPEC
+
+
+@pytest.mark.parametrize("mode, message", [
+    ("cast", "failed cast: any holds Counter, not Point"),
+    ("cast_nil", "failed cast: any holds nil, not Point"),
+    ("cast_foreign", "failed cast: any holds foreign pointer, not array<int>"),
+])
+def test_failed_cast(exe, mode, message):
+    p = run(exe["fmt_spec"], mode)
+    assert (p.returncode, p.stdout) == (1, "")
+    assert p.stderr == f"cast.nv:5:12: runtime error: {message}\n  at main (cast.nv:5:12)\n"
+
+
+# ------------------------------------------------------------------ random numbers
+
+SEEDED_42 = ("9 38 69 93 100 0.76973945 0.71925855 0.8500084 -0.6394511 -0.22099379 -0.28895873 "
+             "[7, 8, 6, 8, 7] [0.41565847, -0.8142799, -0.6419544] [1, 9, 0, 8, 6, 7, 3, 2, 5, 4]")
+
+
+def test_random(exe):
+    first = run(exe["rng"])
+    assert first.returncode == 0, first.stderr
+    lines = first.stdout.splitlines()
+    # the same numbers on every run (and on every machine with this libm: randn uses log/cos)
+    assert lines[0] == SEEDED_42
+    assert run(exe["rng"]).stdout == first.stdout
+    bad = [line for line in lines[1:] if not line.endswith(" ok")]
+    assert not bad and len(lines) == 20
+
+
+def test_random_threads_and_os_seed(exe):
+    p = run(exe["rng"], "thread")
+    assert (p.returncode, p.stdout) == (0, "fork repeats ok\nchild repeats ok\nadopt here equals child ok\n")
+    draws = {run(exe["rng"], "os").stdout for _ in range(3)}
+    assert len(draws) == 3       # unseeded: from the OS
+
+
+@pytest.mark.parametrize("mode, message", [
+    ("empty", "randint: empty range, lo 5 > hi 3"),
+    ("empty_array", "randint_array: empty range, lo 1 > hi 0"),
+])
+def test_random_errors(exe, mode, message):
+    p = run(exe["rng"], mode)
+    assert (p.returncode, p.stdout) == (1, "")
+    assert p.stderr == f"rng.nv:4:9: runtime error: {message}\n  at main (rng.nv:4:9)\n"
+
+
+# ------------------------------------------------------------------ files
+
+FILES = """
+read_file round trip 1
+["line1", "line2\\r", "", "last"]
+["x", "y"]
+[""]
+[]
+empty file reads [""]
+["a", ""]
+[0, 255, 10, 128, 122]
+bytes elem is u8 1
+binary round trip 1
+write_file truncates ["replaced"]
+opened w 1
+eof of a write handle 1
+eof at start 0
+readline ["alpha"]
+readline ["beta"]
+readline ["gamma\\r"]
+readline at end [""]
+eof at end 1
+first ["alpha"]
+read_all rest ["beta\\ngamma\\r\\n"]
+read_all at end [""]
+eof after read_all 1
+empty file eof 1
+empty file readline [""]
+last line without newline ["no newline"]
+then eof 1
+open missing 1
+open directory 1
+open w in missing dir 1
+unreachable handles are closed 1
+file_exists a.txt 1
+file_exists sub 0
+file_exists missing 0
+dir_exists sub 1
+dir_exists a.txt 0
+dir_exists missing 0
+g/*.txt -> ["g/B.txt", "g/a.txt", "g/ab.txt", "g/b.txt", "g/{a,b}.txt"]
+g/?.txt -> ["g/B.txt", "g/a.txt", "g/b.txt"]
+g/[ab].txt -> ["g/a.txt", "g/b.txt"]
+g/[!a]* -> ["g/B.txt", "g/b.txt", "g/c.log", "g/sub1", "g/sub2", "g/{a,b}.txt", "g/~"]
+g/*/x.txt -> ["g/sub1/x.txt", "g/sub2/x.txt"]
+g/sub* -> ["g/sub1", "g/sub2"]
+g/none* -> []
+g/{a,b}.txt -> ["g/{a,b}.txt"]
+g/~ -> ["g/~"]
+g/a.txt -> ["g/a.txt"]
+missing/*.txt -> []
+ -> []
+""".lstrip("\n")
+
+
+def _low_fd_limit():
+    import resource
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+
+
+def test_files(exe, tmp_path):
+    p = subprocess.run([str(exe["files"]), str(tmp_path)], capture_output=True, text=True,
+                       timeout=60, preexec_fn=_low_fd_limit)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == FILES
+    assert (tmp_path / "f.txt").read_bytes() == b"alpha\nbeta\ngamma\r\n"
+
+
+@pytest.mark.parametrize("mode, message", [
+    ("read_missing", 'cannot open file "missing.txt"'),
+    ("lines_missing", 'cannot open file "missing.txt"'),
+    ("bytes_missing", 'cannot open file "missing.txt"'),
+    ("read_dir", 'cannot open file "."'),
+    ("write_nodir", 'cannot open file "nodir/x.txt"'),
+    ("mode", 'invalid file mode "rw"'),
+    ("mode_empty", 'invalid file mode ""'),
+    ("closed", 'file "a.txt" is closed'),
+    ("write_r", 'cannot write file "a.txt"'),
+    ("read_w", 'cannot read file "w.txt"'),
+])
+def test_file_errors(exe, tmp_path, mode, message):
+    p = run(exe["files"], str(tmp_path), mode)
+    assert (p.returncode, p.stdout) == (1, "")
+    assert p.stderr == f"files.nv:8:3: runtime error: {message}\n  at main (files.nv:8:3)\n"

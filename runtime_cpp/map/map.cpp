@@ -1,0 +1,296 @@
+// map<K, V> (3.4, 14.5): an insertion-ordered hash map in the layout of CPython's compact dict.
+//
+//   entries: `cap` fixed-size records in insertion order, [hash | key | value], each field
+//            8-byte aligned. A removed entry keeps its place with hash 0 (a tombstone) and its
+//            key and value bytes cleared, so the collector does not keep them alive.
+//   index:   2 * cap slots (a power of two, load <= 1/2), linear probing. A slot is 0 when
+//            empty, else (high 32 bits of the hash) << 32 | (entry number + 1): the hash tag
+//            lets a probe skip most non-matching entries without touching them.
+//
+// Removing a key leaves its index slot pointing at the tombstone (probing goes past it); the
+// tombstones go away when the entries are rebuilt: when the entries are full (compacted in
+// place if at least half are tombstones, else grown twofold) and, on remove, when tombstones
+// outnumber live entries three to one. So a removed key stored again goes last, and storing to
+// an existing key keeps its position.
+//
+// `mod` counts insertions of new keys, removals and clears (never stores to existing keys);
+// iteration compares it with its value at the start of the loop. Slot pointers returned by
+// find/get/slot stay valid until the next insertion of a new key, removal or clear.
+#include <gc.h>
+#include <cstring>
+#include "neve_rt.h"
+#include "error/panic.h"
+#include "fmt/text.h"
+#include "array/arrays.h"
+#include "map/maps.h"
+
+struct NvMap {
+    const NvType* kt;
+    const NvType* vt;
+    char* entries;
+    uint64_t* index;
+    int64_t used;     // entries in use, tombstones included
+    int64_t live;     // live entries (the map's size)
+    int64_t cap;      // entry capacity: 0 or a power of two
+    int64_t mod;      // modification count
+    int32_t koff, voff, stride;
+    int32_t kmode;    // kGeneric, kStr, kInt: fast paths of hashing and equality
+    int32_t ptrs;     // entries may hold GC pointers
+};
+
+namespace {
+
+enum { kGeneric = 0, kStr = 1, kInt = 2 };
+
+constexpr int64_t kMaxCap = int64_t(1) << 30;   // entry numbers fit in 32 bits
+constexpr size_t kLarge = 64 * 1024;
+
+inline int32_t round8(int32_t n) { return (n + 7) & ~7; }
+
+bool holds_ptrs(const NvType* t) {
+    switch (t->kind) {
+        case NV_STR: case NV_ARRAY: case NV_MAP: case NV_CLASS: case NV_CHANNEL:
+        case NV_FUNCTION: case NV_BUFFER: case NV_ANY: case NV_FOREIGN:
+            return true;
+        default:
+            return t->has_ptrs != 0;
+    }
+}
+
+// Zeroed memory from the collector; large blocks are only recognized through pointers near
+// their start (the map keeps the base pointer).
+char* alloc_block(size_t bytes, bool ptrs) {
+    void* p;
+    if (ptrs) {
+        p = bytes >= kLarge ? GC_MALLOC_IGNORE_OFF_PAGE(bytes) : GC_MALLOC(bytes);
+    } else {
+        p = bytes >= kLarge ? GC_MALLOC_ATOMIC_IGNORE_OFF_PAGE(bytes) : GC_MALLOC_ATOMIC(bytes);
+        if (p) memset(p, 0, bytes);
+    }
+    if (!p) rt_panic("out of memory");
+    return (char*)p;
+}
+
+inline char* entry(const NvMap* m, int64_t i) { return m->entries + i * m->stride; }
+inline uint64_t entry_hash(const char* e) {
+    uint64_t h;
+    memcpy(&h, e, 8);
+    return h;
+}
+
+inline uint64_t hash_of(const NvMap* m, const void* key) {
+    uint64_t h;
+    if (m->kmode == kStr) {
+        const NvStr* s;
+        memcpy(&s, key, sizeof s);
+        h = s ? rt_hash_bytes(s->data, s->len) : rt_hash_bytes("", 0);
+    } else {
+        h = rt_key_hash(key, m->kt);
+    }
+    return h ? h : 1;   // 0 marks a tombstone
+}
+
+inline bool key_match(const NvMap* m, const char* ekey, const void* key) {
+    switch (m->kmode) {
+        case kStr: {
+            const NvStr *a, *b;
+            memcpy(&a, ekey, sizeof a);
+            memcpy(&b, key, sizeof b);
+            if (a == b) return true;
+            int64_t la = a ? a->len : 0, lb = b ? b->len : 0;
+            return la == lb && (la == 0 || memcmp(a->data, b->data, (size_t)la) == 0);
+        }
+        case kInt: return memcmp(ekey, key, 8) == 0;
+        default: return rt_key_eq(ekey, key, m->kt);
+    }
+}
+
+// The entry number holding key, or -1.
+int64_t find(const NvMap* m, const void* key, uint64_t h) {
+    if (m->cap == 0) return -1;
+    uint64_t mask = (uint64_t)(2 * m->cap - 1);
+    uint64_t tag = h >> 32;
+    for (uint64_t i = h & mask;; i = (i + 1) & mask) {
+        uint64_t s = m->index[i];
+        if (s == 0) return -1;
+        if ((s >> 32) == tag) {
+            int64_t n = (int64_t)(uint32_t)s - 1;
+            const char* e = entry(m, n);
+            if (entry_hash(e) == h && key_match(m, e + m->koff, key)) return n;
+        }
+    }
+}
+
+inline void index_put(uint64_t* index, uint64_t mask, uint64_t h, int64_t n) {
+    uint64_t i = h & mask;
+    while (index[i]) i = (i + 1) & mask;
+    index[i] = ((h >> 32) << 32) | (uint64_t)(n + 1);
+}
+
+// New entries and index of capacity cap holding the live entries in order.
+void rebuild(NvMap* m, int64_t cap) {
+    if (cap > kMaxCap) rt_panic("out of memory");
+    char* ne = alloc_block((size_t)cap * (size_t)m->stride, m->ptrs != 0);
+    uint64_t* ni = (uint64_t*)alloc_block((size_t)cap * 2 * sizeof(uint64_t), false);
+    uint64_t mask = (uint64_t)(2 * cap - 1);
+    int64_t j = 0;
+    for (int64_t i = 0; i < m->used; i++) {
+        const char* e = entry(m, i);
+        uint64_t h = entry_hash(e);
+        if (!h) continue;
+        memcpy(ne + j * m->stride, e, (size_t)m->stride);
+        index_put(ni, mask, h, j);
+        j++;
+    }
+    m->entries = ne;
+    m->index = ni;
+    m->cap = cap;
+    m->used = m->live = j;
+}
+
+int64_t pow2_at_least(int64_t n) {
+    int64_t c = 8;
+    while (c < n) c *= 2;
+    return c;
+}
+
+// Appends a new entry (zeroed value) for key; returns the entry.
+char* insert_new(NvMap* m, const void* key, uint64_t h) {
+    if (m->used == m->cap) {
+        if (m->cap == 0) rebuild(m, 8);
+        else if (m->live <= m->cap / 2) rebuild(m, m->cap);        // compact: half are tombstones
+        else rebuild(m, m->cap * 2);
+    }
+    int64_t n = m->used++;
+    char* e = entry(m, n);
+    memcpy(e, &h, 8);
+    memcpy(e + m->koff, key, (size_t)m->kt->size);
+    index_put(m->index, (uint64_t)(2 * m->cap - 1), h, n);
+    m->live++;
+    m->mod++;
+    return e;
+}
+
+[[noreturn]] void not_found(const NvMap* m, const void* key) {
+    NvBuf b;
+    nv_buf_init(&b);
+    nv_fmt_cstr(&b, "key not found: ");
+    if (m->kt->kind == NV_STR) {
+        const NvStr* s;
+        memcpy(&s, key, sizeof s);
+        rt_fmt_quoted(&b, s ? s->data : "", s ? s->len : 0, '"');
+    } else {
+        nv_fmt_value(&b, key, m->kt);
+    }
+    rt_die(b.data, (size_t)b.len, false);
+}
+
+}  // namespace
+
+int64_t rt_map_entry(const NvMap* m, int64_t pos, const void** key, const void** val) {
+    if (!m || pos < 0) return -1;
+    for (int64_t i = pos; i < m->used; i++) {
+        const char* e = entry(m, i);
+        if (!entry_hash(e)) continue;
+        *key = e + m->koff;
+        *val = e + m->voff;
+        return i + 1;
+    }
+    return -1;
+}
+
+const NvType* rt_map_key_type(const NvMap* m) { return m->kt; }
+const NvType* rt_map_val_type(const NvMap* m) { return m->vt; }
+
+extern "C" {
+
+NvMap* nv_map_new(const NvType* key, const NvType* val) {
+    NvMap* m = (NvMap*)GC_MALLOC(sizeof(NvMap));
+    if (!m) rt_panic("out of memory");
+    m->kt = key;
+    m->vt = val;
+    m->koff = 8;
+    m->voff = 8 + round8(key->size);
+    m->stride = m->voff + round8(val->size);
+    m->kmode = key->kind == NV_STR ? kStr : key->kind == NV_INT ? kInt : kGeneric;
+    m->ptrs = holds_ptrs(key) || holds_ptrs(val);
+    return m;   // GC_MALLOC clears: no entries yet
+}
+
+void* nv_map_find(NvMap* m, const void* key) {
+    if (!m) return nullptr;
+    int64_t n = find(m, key, hash_of(m, key));
+    return n < 0 ? nullptr : entry(m, n) + m->voff;
+}
+
+void* nv_map_get(NvMap* m, const void* key) {
+    if (!m) rt_panic("key not found");   // the compiler checks nil first
+    int64_t n = find(m, key, hash_of(m, key));
+    if (n < 0) not_found(m, key);
+    return entry(m, n) + m->voff;
+}
+
+void* nv_map_slot(NvMap* m, const void* key) {
+    uint64_t h = hash_of(m, key);
+    int64_t n = find(m, key, h);
+    if (n >= 0) return entry(m, n) + m->voff;
+    return insert_new(m, key, h) + m->voff;
+}
+
+int32_t nv_map_remove(NvMap* m, const void* key) {
+    if (!m) return 0;
+    int64_t n = find(m, key, hash_of(m, key));
+    if (n < 0) return 0;
+    char* e = entry(m, n);
+    memset(e, 0, (size_t)m->stride);   // hash 0: tombstone; the index slot stays until rebuild
+    m->live--;
+    m->mod++;
+    if (m->used >= 32 && m->live * 4 < m->used) rebuild(m, pow2_at_least(m->live * 2));
+    return 1;
+}
+
+int64_t nv_map_size(const NvMap* m) { return m ? m->live : 0; }
+
+NvArray* nv_map_keys(const NvMap* m) {
+    NvArray* a = rt_array_make(m->kt, m->live, m->live);
+    int64_t j = 0, sz = m->kt->size;
+    for (int64_t i = 0; i < m->used; i++) {
+        const char* e = entry(m, i);
+        if (entry_hash(e)) memcpy(a->data + (j++) * sz, e + m->koff, (size_t)sz);
+    }
+    return a;
+}
+
+NvArray* nv_map_values(const NvMap* m) {
+    NvArray* a = rt_array_make(m->vt, m->live, m->live);
+    int64_t j = 0, sz = m->vt->size;
+    for (int64_t i = 0; i < m->used; i++) {
+        const char* e = entry(m, i);
+        if (entry_hash(e)) memcpy(a->data + (j++) * sz, e + m->voff, (size_t)sz);
+    }
+    return a;
+}
+
+void nv_map_clear(NvMap* m) {
+    if (!m) return;
+    m->entries = nullptr;
+    m->index = nullptr;
+    m->used = m->live = m->cap = 0;
+    m->mod++;
+}
+
+int64_t nv_map_mod(const NvMap* m) { return m ? m->mod : 0; }
+
+int64_t nv_map_next(const NvMap* m, int64_t pos, int64_t mod, void* key_out) {
+    if (!m || pos < 0) return -1;
+    if (m->mod != mod) rt_panic("map modified during iteration");
+    for (int64_t i = pos; i < m->used; i++) {
+        const char* e = entry(m, i);
+        if (!entry_hash(e)) continue;
+        memcpy(key_out, e + m->koff, (size_t)m->kt->size);
+        return i + 1;
+    }
+    return -1;
+}
+
+}  // extern "C"
