@@ -24,13 +24,22 @@ class InternalError(Exception):
 
 
 @dataclass
+class Unit:
+    """One compiled module: object-file bytes and exported interface."""
+    path: str
+    key: str
+    object: bytes
+    interface: dict
+
+
+@dataclass
 class Result:
-    """What one compilation produced. `object` holds object-file bytes, `interface` the
-    exported interface (JSON-ready), `dump` the text of an --emit stage."""
+    """What one compilation produced: one Unit per module, the hash of every source read,
+    and `dump`, the text of an --emit stage."""
     ok: bool
     diags: Diagnostics
-    object: bytes | None = None
-    interface: dict | None = None
+    units: list[Unit] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)   # module path -> sha256
     dump: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
     exit_code: int = 0
@@ -156,37 +165,50 @@ def _compile(path: str, release: bool, emit: str | None, check_only: bool, res: 
         from .astdump import dump
         res.dump = "\n".join(dump(f) for f in program.functions) + "\n"
         return
-    res.interface = interface_of(program)
+    res.sources = {m.path: m.source_hash for m in loader.order}
     if check_only:
         return
     from .backends import cpu
     from .lower.core import Lowerer
     tm = cpu.target_machine()
-    lowerer = Lowerer(program, tm.target_data, cpu.triple(), release=release,
-                      module_name=os.path.basename(path))
-    llmod = _timed(res, "lower", lowerer.lower)
-    text = str(llmod)
-    if emit == "ir":
-        res.dump = text
-        return
-    mod = _timed(res, "verify", cpu.parse, text)
-    _timed(res, "optimise", cpu.optimize, mod, tm, 3 if release else 2)
-    if emit == "llvm":
-        res.dump = str(mod)
-        return
-    if emit == "asm":
-        res.dump = cpu.emit_assembly(mod, tm)
-        return
-    res.object = _timed(res, "codegen", cpu.emit_object, mod, tm)
+    dumps = []
+    for m in loader.order:                # one object and one interface per module
+        lowerer = Lowerer(program, tm.target_data, cpu.triple(), release=release,
+                          module_name=m.path)
+        llmod = _timed(res, "lower", lowerer.lower,
+                       owns=lambda f, m=m: f.scope is not None and f.scope.mod is m,
+                       is_root=m is root)
+        text = str(llmod)
+        if emit == "ir":
+            dumps.append(f"; module {m.path}\n{text}")
+            continue
+        mod = _timed(res, "verify", cpu.parse, text)
+        _timed(res, "optimise", cpu.optimize, mod, tm, 3 if release else 2)
+        if emit == "llvm":
+            dumps.append(f"; module {m.path}\n{mod}")
+        elif emit == "asm":
+            dumps.append(f"# module {m.path}\n{cpu.emit_assembly(mod, tm)}")
+        else:
+            obj = _timed(res, "codegen", cpu.emit_object, mod, tm)
+            res.units.append(Unit(m.path, m.key, obj, interface_of(program, m)))
+    if emit in ("ir", "llvm", "asm"):
+        res.dump = "\n".join(dumps)
 
 
-def interface_of(program) -> dict:
-    """The exported interface of a module: its top-level functions and their signatures."""
+def interface_of(program, module) -> dict:
+    """The exported interface of one module: its top-level functions' signatures and its
+    classes' fields (what importers compile against)."""
+    funcs = [f for f in program.functions
+             if f.scope is not None and f.scope.mod is module and f.owner is None
+             and not f.env and f.name != "main" and not f.name.startswith("$")]
+    classes = [c for c in program.classes if c.decl.scope.mod is module]
     return {
-        "module": program.path,
+        "module": module.path,
         "functions": {f.name: {"symbol": f.symbol, "ret": str(f.ret),
                                "params": [[p.name, str(p.type)] for p in f.params]}
-                      for f in program.functions if f.name != "main"},
+                      for f in funcs},
+        "classes": {str(c.type): {"fields": [[n, str(t)] for n, t in c.fields],
+                                  "methods": sorted(c.methods)} for c in classes},
     }
 
 

@@ -2,6 +2,7 @@
 packages' module roots, and the bundled std and frost packages."""
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import tomllib
@@ -24,6 +25,7 @@ class Module:
     ambiguous: set[str] = field(default_factory=set)
     from_imports: list[tuple[A.FromImport, "Module"]] = field(default_factory=list)
     deps: list["Module"] = field(default_factory=list)
+    source_hash: str = ""
 
 
 def bundled_root() -> Path:
@@ -121,6 +123,7 @@ class Loader:
             if source is None:
                 return None
         mod = Module(shown, module_key(real, self.root_dir))
+        mod.source_hash = hashlib.sha256(source.encode()).hexdigest()
         self.by_file[real] = mod
         mod.ast = self.parse(source, shown, frozenset(), frozenset())
         self._resolve_imports(mod, real)

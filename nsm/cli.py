@@ -51,10 +51,11 @@ def _emit(file: str, stage: str, release: bool) -> None:
         res.diags.print()
         sys.exit(res.exit_code or 1)
     if stage == "obj":
-        out = os.path.splitext(os.path.basename(file))[0] + ".o"
-        with open(out, "wb") as f:
-            f.write(res.object)
-        click.echo(f"wrote {out} ({len(res.object)} bytes)")
+        for unit in res.units:          # one object per module
+            out = unit.key + ".o"
+            with open(out, "wb") as f:
+                f.write(unit.object)
+            click.echo(f"wrote {out} ({len(unit.object)} bytes)")
         return
     sys.stdout.write(res.dump or "")
 

@@ -8,6 +8,7 @@ compiler or llvmlite.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import subprocess
 import tempfile
@@ -39,12 +40,30 @@ def compiler_version() -> str:
     return h.hexdigest()[:16]
 
 
-def program_key(source: bytes, release: bool, runtime_key: str) -> str:
+def program_key(root: Path, source: bytes, release: bool, runtime_key: str) -> str:
+    """Cache key of a program: the compiler, the runtime, the flags and the root file (path
+    and bytes). The other modules it imports are checked against deps.json in the cache."""
     h = hashlib.sha256()
-    for part in (compiler_version(), runtime_key, "release" if release else "debug"):
+    for part in (compiler_version(), runtime_key, "release" if release else "debug",
+                 str(root.resolve())):
         h.update(part.encode() + b"\0")
     h.update(source)
     return h.hexdigest()[:24]
+
+
+DEPS_FILE = "deps.json"
+
+
+def deps_current(out_dir: Path) -> bool:
+    """Whether every module the cached build read still has the same content."""
+    try:
+        deps = json.loads((out_dir / DEPS_FILE).read_text())
+        for path, digest in deps.items():
+            if hashlib.sha256(Path(path).read_bytes()).hexdigest() != digest:
+                return False
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 @dataclass
@@ -57,7 +76,8 @@ class Built:
 def build_program(path: str, *, release: bool = False, verbose: bool = False) -> Built:
     """Return the executable for the program at `path`, compiling and linking if needed.
 
-    Raises BuildError with rendered diagnostics on compile errors (exit 1), internal
+    Each module becomes its own object (<key>.o) and interface (<key>.nvi) in the cache
+    folder. Raises BuildError with rendered diagnostics on compile errors (exit 1), internal
     compiler errors (exit 3) and link failures (exit 1)."""
     from .runtime import ensure_runtime
     try:
@@ -65,21 +85,25 @@ def build_program(path: str, *, release: bool = False, verbose: bool = False) ->
     except OSError as e:
         raise BuildError(f"error: cannot read {path}: {e.strerror}\n")
     rt = ensure_runtime(verbose=verbose)
-    key = program_key(source, release, rt.key)
+    key = program_key(Path(path), source, release, rt.key)
     out_dir = paths.programs_cache_dir() / key
     exe = out_dir / EXE_NAME
-    if exe.exists():
+    if exe.exists() and deps_current(out_dir):
         return Built(exe, True, {})
     from compiler.driver import compile_file, interface_json
     res = compile_file(path, release=release)
     if not res.ok:
         raise BuildError(res.diags.render_all(), res.exit_code or 1)
     out_dir.mkdir(parents=True, exist_ok=True)
-    stem = Path(path).stem
-    obj = out_dir / f"{stem}.o"
-    write_atomic(obj, res.object)
-    write_atomic(out_dir / f"{stem}.nvi", interface_json(res.interface).encode())
-    link(obj_files=[obj], rt=rt, exe=exe)
+    objs = []
+    for unit in res.units:
+        obj = out_dir / f"{unit.key}.o"
+        write_atomic(obj, unit.object)
+        write_atomic(out_dir / f"{unit.key}.nvi", interface_json(unit.interface).encode())
+        objs.append(obj)
+    link(obj_files=objs, rt=rt, exe=exe)
+    deps = {str(Path(p).resolve()): h for p, h in res.sources.items()}
+    write_atomic(out_dir / DEPS_FILE, json.dumps(deps, indent=1, sort_keys=True).encode())
     return Built(exe, False, res.timings)
 
 
