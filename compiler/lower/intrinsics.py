@@ -95,7 +95,7 @@ class IntrinsicLowering:
         else:
             start = self.rt("nv_buf_len", buf)
             self.fmt(buf, v, t)
-            if is_int(t) or is_float(t) or t.name == "char":
+            if is_int(t) or is_float(t):
                 self.rt("nv_fmt_pad_num", buf, start, al, i32(int(zero)), i32(width))
             else:
                 self.rt("nv_fmt_pad", buf, start, al, i32(width))
