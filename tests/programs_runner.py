@@ -32,6 +32,9 @@ Directives are comments (the directive grammar is documented in tests/README.md)
     # trace: FN LINE[:COL]       the runtime error's trace lines, innermost first (if any are
                                  given, the `  at` lines must match them exactly)
     # trace-top: FN              the innermost trace line is in function FN (for long traces)
+
+A file whose first line is exactly `# module` is a helper module imported by other programs (multi-file
+programs keep theirs in a subfolder); discover() skips it, so it is not a test of its own.
 """
 from __future__ import annotations
 
@@ -293,8 +296,18 @@ def parse_program(path: Path | str) -> Program:
     return prog
 
 
+MODULE_MARK = "# module"
+
+
+def is_helper_module(path: Path) -> bool:
+    """A file whose first line is `# module` is imported by other programs and is not a test itself."""
+    with open(path, "rb") as f:
+        first = f.readline().decode("utf-8", errors="replace").lstrip("\ufeff").rstrip("\r\n")
+    return first.strip() == MODULE_MARK
+
+
 def discover(root: Path = PROGRAMS_DIR) -> list[Path]:
-    return sorted(p for p in root.rglob("*.nv"))
+    return sorted(p for p in root.rglob("*.nv") if not is_helper_module(p))
 
 
 # ---------------------------------------------------------------------------------- running
