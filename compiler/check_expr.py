@@ -145,6 +145,8 @@ class ExprChecker:
         if name in ms.from_names:
             dscope, dn = ms.from_names[name]
             return dscope.functions.get(dn)
+        if ms.std is not None:
+            return ms.std.functions.get(name)
         return None
 
     def visible_function_names(self) -> list[str]:
@@ -684,7 +686,7 @@ class ExprChecker:
         dst = self.resolve_type(e.type)
         x = self.expr(e.arg) if not is_lit_expr(e.arg) or not is_numeric(dst) else \
             (self.literal_in(e.arg, dst) or self.expr(e.arg))
-        return self.explicit_convert(x, dst, e.span, e.arg.span)
+        return self.explicit_convert(x, dst, e.type.span, e.arg.span)
 
     def explicit_convert(self, x: T.Expr, dst: Type, span: Span, arg_span: Span) -> T.Expr:
         src = x.type

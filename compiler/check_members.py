@@ -123,6 +123,17 @@ class MemberChecker:
             return self.classes_by_type.get(t)
         return None
 
+    def lookup_alias(self, name: str) -> Type | None:
+        """The type an alias visible here as `name` stands for."""
+        ms = self.ms
+        if name in ms.aliases:
+            return self.alias_type(ms, name)
+        if name in ms.from_names:
+            dscope, dn = ms.from_names[name]
+            if dn in dscope.aliases:
+                return self.alias_type(dscope, dn)
+        return None
+
     def info_of(self, t: Type) -> ClassInfo:
         info = self.classes_by_type[t]
         self.complete_class(info)
@@ -133,8 +144,9 @@ class MemberChecker:
         if len(e.args) != 1 or e.args[0].keyword:
             self.fail(e.span, f"{info.type}(...) converts an any to {info.type}",
                       f"to create an object write new {info.type}(...)")
+        from .builtins import call_site
         x = self.expr(e.args[0].value)
-        return self.explicit_convert(x, info.type, e.span, e.args[0].value.span)
+        return self.explicit_convert(x, info.type, call_site(e), e.args[0].value.span)
 
     def new_object(self, t: Type, args, span) -> T.Expr:
         info = self.info_of(t)

@@ -56,10 +56,12 @@ class Scope:
 class Checker(DeclChecker, MemberChecker, ExprChecker):
     """Checks a whole program: the root module and every module it imports."""
 
-    def __init__(self, modules: list[Module], root: Module, diags: Diagnostics) -> None:
+    def __init__(self, modules: list[Module], root: Module, diags: Diagnostics,
+                 std: Module | None = None) -> None:
         super().__init__(diags)
         self.modules = modules
         self.root = root
+        self.std_module = std
         self.ms: ModScope | None = None
         self.env: dict = {}
         self.cur_class = None

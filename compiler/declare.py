@@ -20,10 +20,14 @@ class DeclChecker:
         for m, ms in scopes.items():
             for item in m.ast.items:
                 self.collect(ms, item)
+        std = next((ms for m, ms in scopes.items() if m is self.std_module), None)
         for m, ms in scopes.items():
             for name, dep in m.imports.items():
                 if dep is not None:
                     ms.imports[name] = scopes[dep]
+            if std is not None and ms is not std:
+                ms.std = std                    # 8: visible in every module, also as std.NAME
+                ms.imports.setdefault("std", std)
             ms.ambiguous = set(m.ambiguous)
             for item, dep in m.from_imports:
                 dscope = scopes[dep]

@@ -127,7 +127,7 @@ def _timed(res: Result, stage: str, fn, *args, **kw):
     try:
         return fn(*args, **kw)
     finally:
-        res.timings[stage] = time.perf_counter() - t0
+        res.timings[stage] = res.timings.get(stage, 0.0) + time.perf_counter() - t0
 
 
 def _compile(path: str, release: bool, emit: str | None, check_only: bool, res: Result) -> None:
@@ -158,7 +158,7 @@ def _compile(path: str, release: bool, emit: str | None, check_only: bool, res: 
     if diags.has_errors:
         return
     from .checker import Checker
-    program = _timed(res, "check", Checker(loader.order, root, diags).check)
+    program = _timed(res, "check", Checker(loader.order, root, diags, loader.std).check)
     if diags.has_errors:
         return
     if emit == "typed":

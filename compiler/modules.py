@@ -107,11 +107,16 @@ class Loader:
         self.by_file: dict[Path, Module] = {}
         self.order: list[Module] = []
         self.root_dir = Path.cwd()
+        self.std: Module | None = None
 
     def load_root(self, path: str, source: str) -> Module:
+        """Load the program: the standard library's Neve part first, then the root file and
+        everything it imports."""
         self.root_dir = Path(path).resolve().parent
-        root = self._load(Path(path), path, source)
-        return root
+        std_entry = package_entry(bundled_root() / "std")
+        if std_entry.resolve() != Path(path).resolve():
+            self.std = self._load(std_entry, str(std_entry))
+        return self._load(Path(path), path, source)
 
     def _load(self, file: Path, shown: str, source: str | None = None) -> Module | None:
         real = file.resolve()

@@ -63,6 +63,7 @@ class ModScope:
     visible: list["ModScope"] = field(default_factory=list)   # itself + transitive imports
     alias_cache: dict[str, Type] = field(default_factory=dict)
     main: A.MainDef | None = None
+    std: "ModScope | None" = None      # the standard library's scope (None inside std)
 
     @property
     def key(self) -> str:

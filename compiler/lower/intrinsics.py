@@ -20,12 +20,11 @@ DIRECT = {
     "str.split_ws": "nv_str_split_ws", "str.find": "nv_str_find", "str.count": "nv_str_count",
     "str.replace": "nv_str_replace", "str.join": "nv_str_join",
     "seed": "nv_seed", "randint": "nv_randint", "randu": "nv_randu", "randn": "nv_randn",
-    "randint_array": "nv_randint_array", "randfloat_array": "nv_randfloat_array",
     "read_file": "nv_read_file", "read_lines": "nv_read_lines", "read_bytes": "nv_read_bytes",
     "write_file": "nv_write_file", "glob": "nv_glob",
 }
 RAISING = {"arange_int", "arange_float", "to_int", "to_float", "to_f64", "pow_int", "str.split",
-           "str.join", "randint", "randint_array", "read_file", "read_lines", "read_bytes",
+           "str.join", "randint", "read_file", "read_lines", "read_bytes",
            "write_file"}
 BOOL_RESULT = {"str.startswith": "nv_str_startswith", "str.endswith": "nv_str_endswith",
                "file_exists": "nv_file_exists", "dir_exists": "nv_dir_exists"}
@@ -173,18 +172,6 @@ class IntrinsicLowering:
 
     def bi_bf16_to_float(self, e: T.Builtin):
         return self.rt_bf16_to_f32(self.expr(e.args[0]))
-
-    def bi_zeros_int(self, e):
-        return self.rt("nv_fill_int", self.expr(e.args[0]), ir.Constant(R.I64, 0))
-
-    def bi_ones_int(self, e):
-        return self.rt("nv_fill_int", self.expr(e.args[0]), ir.Constant(R.I64, 1))
-
-    def bi_zeros_float(self, e):
-        return self.rt("nv_fill_float", self.expr(e.args[0]), ir.Constant(R.F32, 0.0))
-
-    def bi_ones_float(self, e):
-        return self.rt("nv_fill_float", self.expr(e.args[0]), ir.Constant(R.F32, 1.0))
 
     # ------------------------------------------------------------ buffers
     def bi_offby_fixed(self, e: T.Builtin):
