@@ -319,6 +319,55 @@ void nv_gc_root(void** slot);
 /* "failed cast: any holds X, not C" (X = the held type's name, `nil`, `foreign pointer`) */
 void nv_panic_cast(const NvType* held, const NvType* want) __attribute__((noreturn));
 
+/* ------------------------------------------------------------------ threads (9.1-9.3, 9.6)
+ * Thread bodies are compiled to `void body(void* env)`; env is a collected object holding the
+ * captured values the starting thread copied (9.2). Each thread knows its tid/tN (9.1) through
+ * these initial-exec TLS variables (main: 0 and 1). */
+extern __thread int64_t nv_tid __attribute__((tls_model("initial-exec")));
+extern __thread int64_t nv_tN __attribute__((tls_model("initial-exec")));
+int64_t nv_thw(void);                              /* hardware threads (tHW) */
+
+/* A finish scope (9.1) lives on the stack of the thread that opens it: the compiler allocas
+ * NV_FINISH_SIZE bytes (8-aligned). Threads started while it is the innermost open finish of
+ * the starting thread -- and threads they start, unless an inner finish waits for them --
+ * are waited for by nv_finish_end. main runs inside an implicit finish (nv_init/nv_finish). */
+#define NV_FINISH_SIZE 64
+void nv_finish_begin(void* f);
+void nv_finish_end(void* f);                       /* waits (a deadlock-detector wait) */
+
+/* Start one user thread running body(env) with the given tid/tN. detached (spawn, 9.1): no
+ * finish waits for it, its body runs inside a finish of its own, and it stops when the
+ * program ends. origin: "in thread tid=%d started at FILE:LINE:COL"-style location text of
+ * the async/asyncs/spawn statement (FILE:LINE:COL, static). The child's random generator is
+ * seeded from the parent's (14.3). Threads are created through the collector. */
+void nv_spawn(void (*body)(void*), void* env, int64_t tid, int64_t tN, int32_t detached,
+              const char* origin, const char* kind);  /* kind: "async", "asyncs", "spawn" */
+void nv_check_thread_count(int64_t n);             /* n < 0: "asyncs with negative count -1" */
+/* Split argument (9.3) for thread t of n: mode '>' balanced contiguous chunk, ':' strided. */
+NvArray* nv_split_chunk(const NvArray* v, int64_t t, int64_t n, int32_t mode);
+
+/* ------------------------------------------------------------------ locks (9.4)
+ * Re-entrant program-wide mutexes by name, or one per object (by address; NULL panics). The
+ * compiler unlocks on every exit from the block. Waiting for a lock is a deadlock-detector wait. */
+void nv_lock_name(const char* name);
+void nv_unlock_name(const char* name);
+void nv_lock_obj(const void* obj);
+void nv_unlock_obj(const void* obj);
+
+/* ------------------------------------------------------------------ channels (9.5, 9.6)
+ * Bounded MPMC FIFO of elem->size-byte items; blocked threads sleep. The compiler checks nil
+ * (`send on nil channel` / `receive on nil channel`) before calling. Blocking operations are
+ * deadlock-detector waits, reported with the waiting frame's site. */
+typedef struct NvChan NvChan;
+NvChan* nv_chan_new(const NvType* elem, int64_t cap);   /* cap < 1 panics */
+void nv_chan_send(NvChan* c, const void* item);    /* "send on closed channel" */
+int32_t nv_chan_try_send(NvChan* c, const void* item); /* ch.send(v): 0 once closed */
+int32_t nv_chan_recv(NvChan* c, void* out);        /* 1 item; 0 closed and drained (out zeroed) */
+void nv_chan_close(NvChan* c);                     /* idempotent */
+int32_t nv_chan_alive(const NvChan* c);
+int64_t nv_chan_size(const NvChan* c);
+void nv_chan_sum(NvChan* c, void* out);            /* drain and add (numeric elem); 0 if empty */
+
 #ifdef __cplusplus
 }
 #endif
