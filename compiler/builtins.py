@@ -9,7 +9,8 @@ import math
 from . import ast as A
 from . import tir as T
 from .check_expr import Abandon, is_lit_expr, similar
-from .types import (ArrayT, ClassT, FixedT, MapT, Prim, TupleT, Type, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, U8, ANY,
+from .check_threads import CHANNEL_METHODS
+from .types import (ArrayT, ChannelT, ClassT, FixedT, MapT, Prim, TupleT, Type, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, U8, ANY,
                     BF16, is_int, is_float, is_numeric, common_numeric)
 
 MATH1 = ("sqrt", "exp", "log", "log2", "sin", "cos", "tanh", "floor", "ceil", "round")
@@ -55,6 +56,8 @@ BUILTIN_NAMES = set(FIXED) | {"print", "printl", "eprint", "len", "min", "max", 
 
 def builtin_value(ck, e: A.Name, expected):
     """Names used as values: the constants pi, inf, nan (adapting to f64 like literals)."""
+    if e.id in ("tid", "tN", "tHW"):                # 9.1
+        return T.Builtin(INT, e.span, e.id, [])
     if e.id in ("pi", "inf", "nan"):
         v = {"pi": math.pi, "inf": math.inf, "nan": math.nan}[e.id]
         t = F64 if expected == F64 else FLOAT
@@ -365,6 +368,8 @@ def check_method(ck, e: A.Call, f: A.Attribute, expected) -> T.Expr:
         return map_method(ck, e, obj, m, sp)
     if t == FILE_T:
         return file_method(ck, e, obj, m, sp)
+    if isinstance(t, ChannelT) and m in CHANNEL_METHODS:
+        return ck.channel_method(e, obj, m, sp)
     r = ck.named_method(e, f, obj)
     if r is not None:
         return r

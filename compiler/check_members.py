@@ -7,7 +7,7 @@ from . import tir as T
 from .check_expr import Abandon, similar
 from .symbols import ClassDecl, ClassInfo, GenericFunc
 from .types import (ArrayT, BufferT, ChannelT, ClassT, FixedT, FuncT, MapT, Prim, TupleT, Type,
-                    ANY, BOOL, NIL, STR, VOID, ERR, PRIMS, is_numeric)
+                    ANY, BOOL, INT, NIL, STR, VOID, ERR, PRIMS, is_numeric)
 
 
 class MemberChecker:
@@ -173,6 +173,16 @@ class MemberChecker:
             if e.args:
                 self.fail(e.span, f"new {t}() takes no arguments")
             return T.Zero(t, e.span, fresh=True)
+        if isinstance(t, ChannelT):
+            cap = self.channel_capacity(e.type)
+            if cap is None:
+                if len(e.args) != 1:
+                    self.fail(e.span, f"new {t}(n) takes the capacity")
+                cap = self.coerce_int(self.expr(e.args[0].value, expected=INT), e.args[0].span)
+            elif e.args:
+                self.fail(e.span, f"the capacity is already given in the type")
+            self.mark_raises()
+            return T.Builtin(t, e.span, "chan.new", [cap])
         if isinstance(t, ClassT) and t in self.classes_by_type:
             return self.new_object(t, e.args, e.span)
         self.fail(e.span, f"cannot create a {t} with new")

@@ -9,6 +9,7 @@ from . import tir as T
 from .callgraph import analyse
 from .declare import DeclChecker
 from .check_members import MemberChecker
+from .check_threads import ThreadChecker
 from .modules import Module
 from .symbols import ModScope
 from .parser import BUILTIN_GENERICS
@@ -19,10 +20,6 @@ from .types import (ArrayT, BufferT, ChannelT, ClassT, ERR, FixedT, MapT, FuncT,
                     is_numeric, is_int)
 
 PHASE_LATER = {
-    A.Finish: "threads (finish) are not supported yet",
-    A.Async: "threads (async/spawn) are not supported yet",
-    A.Asyncs: "threads (asyncs) are not supported yet",
-    A.Lock: "locks are not supported yet",
     A.Launch: "kernel launches are not supported yet",
 }
 
@@ -53,7 +50,7 @@ class Scope:
         return [n for f in self.frames for n in f]
 
 
-class Checker(DeclChecker, MemberChecker, ExprChecker):
+class Checker(DeclChecker, MemberChecker, ThreadChecker, ExprChecker):
     """Checks a whole program: the root module and every module it imports."""
 
     def __init__(self, modules: list[Module], root: Module, diags: Diagnostics,
@@ -180,16 +177,6 @@ class Checker(DeclChecker, MemberChecker, ExprChecker):
         except _Abandon:
             return None
 
-    def stmt_ChanOp(self, s: A.ChanOp):
-        left = self.expr(s.left)
-        right = self.expr(s.right)
-        if not any(isinstance(x.type, ChannelT) for x in (left, right)):
-            self.error(s.span, "'<-' sends or receives, but neither side is a channel",
-                       "write a < -1")
-            return None
-        self.error(s.span, "channels are not supported yet")
-        return None
-
     def stmt_Pass(self, s: A.Pass):
         return None
 
@@ -205,7 +192,14 @@ class Checker(DeclChecker, MemberChecker, ExprChecker):
         declared = self.resolve_or_error(s.type) if s.type is not None else None
         for it in s.items:
             if it.recv is not None:
-                self.error(it.span, "channels are not supported yet")
+                if declared is None:
+                    self.error(it.span, f"'var {it.name} <- ch' needs a type: TYPE {it.name} <- ch")
+                    continue
+                init = self.recv_init(it, declared)
+                self.check_local_name(it.name, it.span)
+                var = T.Var(it.name, declared, it.span)
+                self.scope.declare(var)
+                out.append(T.Decl(it.span, var, init))
                 continue
             if it.ctor_args is not None:
                 self.check_local_name(it.name, it.span)
@@ -232,7 +226,9 @@ class Checker(DeclChecker, MemberChecker, ExprChecker):
                 if it.init is not None:
                     init = self.coerce(self.expr(it.init, expected=vt), vt, it.init.span)
                 else:
-                    init = T.Zero(vt, it.span, fresh=True)
+                    cap = self.channel_capacity(s.type)
+                    init = T.Builtin(vt, it.span, "chan.new", [cap]) if cap is not None \
+                        else T.Zero(vt, it.span, fresh=True)
             self.check_local_name(it.name, it.span)
             var = T.Var(it.name, vt, it.span)
             self.scope.declare(var)
@@ -313,6 +309,9 @@ class Checker(DeclChecker, MemberChecker, ExprChecker):
                     self.error(t.span, f"unknown variable '{t.id}'",
                                f"declare it first: var {t.id} = ...")
                 raise _Abandon()
+            if getattr(v, "captured", False):
+                self.fail(t.span, f"cannot assign to captured variable '{t.id}' inside a thread",
+                          "use a channel, a field or an array element to pass results out")
             return T.Local(v.type, t.span, v)
         if isinstance(t, A.Index):
             e = self.expr(t)
@@ -368,6 +367,11 @@ class Checker(DeclChecker, MemberChecker, ExprChecker):
 
     def stmt_Return(self, s: A.Return):
         fn = self.cur_func
+        if getattr(fn, "is_thread", False):
+            if s.values:
+                self.fail(s.values[0].span, "a thread body cannot return a value",
+                          "a bare return ends the thread")
+            return T.Return(s.span, None)
         if not s.values:
             if fn.ret != VOID and fn.name != "main":
                 return T.Return(s.span, T.Zero(fn.ret, s.span))
@@ -457,6 +461,9 @@ class Checker(DeclChecker, MemberChecker, ExprChecker):
             et = CHAR
         elif isinstance(t, MapT):
             et = t.key
+            self.mark_raises()
+        elif isinstance(t, ChannelT):
+            et = t.elem
             self.mark_raises()
         else:
             self.error(s.iterable.span, f"cannot iterate over {t}")

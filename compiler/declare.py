@@ -242,6 +242,13 @@ class DeclChecker:
         try:
             for fdecl in cd.fields:
                 ft = self.resolve_or_error(fdecl.type)
+                try:
+                    cap = self.channel_capacity(fdecl.type)
+                except Abandon:
+                    cap = None
+                for name, _ in fdecl.names:
+                    if cap is not None:
+                        info.field_caps[name] = cap.value
                 for name, sp in fdecl.names:
                     if name in info.field_index:
                         self.error(sp, f"duplicate field '{name}' in class {info.type}")

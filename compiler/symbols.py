@@ -42,6 +42,7 @@ class ClassInfo:
     env: dict[str, Type]
     fields: list[tuple[str, Type]] = field(default_factory=list)
     field_index: dict[str, int] = field(default_factory=dict)
+    field_caps: dict[str, int] = field(default_factory=dict)      # channel fields (3.4)
     methods: dict[str, T.FuncSym] = field(default_factory=dict)   # declared signatures
     ctor: T.FuncSym | None = None
     to_str: T.FuncSym | None = None

@@ -259,6 +259,33 @@ class Continue(Stmt):
 
 
 @dataclass(eq=False)
+class Finish(Stmt):
+    """Run `body`, then wait for every thread started inside it (9.1)."""
+    body: Block
+
+
+@dataclass(eq=False)
+class Spawn(Stmt):
+    """Start threads running `func` (a FuncSym whose parameters are the captured variables,
+    then the split chunks): `kind` async / spawn (one thread) or asyncs (`count` threads).
+    `captures` are the enclosing function's variables copied into the first parameters;
+    `splits` the (array, mode) pairs chunked per thread into the last ones (9.2, 9.3)."""
+    kind: str
+    count: Expr | None
+    func: FuncSym
+    captures: list[Var]
+    splits: list[tuple[Expr, str]]
+
+
+@dataclass(eq=False)
+class LockStmt(Stmt):
+    """`lock "name"` (name), plain `lock` (both None: the mutex "mutex") or `lock e` (obj)."""
+    name: str | None
+    obj: Expr | None
+    body: Block
+
+
+@dataclass(eq=False)
 class Program:
     """A checked program: every function to compile (main, methods and specialisations
     included), the globals in creation order, and the concrete classes."""

@@ -12,6 +12,7 @@ from .stmts import StmtLowering
 from .intrinsics import IntrinsicLowering
 from .objects import ObjectLowering
 from .maps import MapLowering
+from .threads import ThreadLowering
 
 MAX_DEPTH = 10_000_000        # NV_MAX_DEPTH in neve_rt.h
 
@@ -30,13 +31,15 @@ class FuncState:
         self.frame: ir.Value | None = None
         self.ret_slot: ir.Value | None = None
         self.exit_block: ir.Block | None = None
-        self.loops: list[tuple[ir.Block, ir.Block]] = []   # (continue target, break target)
+        # (continue target, break target, number of cleanups open when the loop began)
+        self.loops: list[tuple[ir.Block, ir.Block, int]] = []
+        self.cleanups: list = []      # exits of finish/lock blocks to run on return/break
         self.placeholder: ir.Value | None = None
         self.depth: ir.Value | None = None
         self.entry_builder: ir.IRBuilder | None = None
 
 
-class Lowerer(ObjectLowering, MapLowering, ExprLowering, StmtLowering, IntrinsicLowering):
+class Lowerer(ThreadLowering, ObjectLowering, MapLowering, ExprLowering, StmtLowering, IntrinsicLowering):
     def __init__(self, program: T.Program, target_data, triple: str, *, release: bool = False,
                  module_name: str = "neve") -> None:
         self.program = program

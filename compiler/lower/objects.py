@@ -4,7 +4,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .. import tir as T
-from ..types import ArrayT, ClassT, FuncT, MapT, Prim, Type, ANY
+from ..types import ArrayT, ChannelT, ClassT, FuncT, MapT, Prim, Type, ANY
 from . import runtime_abi as R
 
 
@@ -47,10 +47,15 @@ class ObjectLowering:
         st = self.class_struct(info)
         obj = self.rt("nv_alloc", ir.Constant(R.I64, st.get_abi_size(self.td)))
         p = self.b.bitcast(obj, st.as_pointer())
-        for i, (_, ft) in enumerate(info.fields):   # 3.2: new empty arrays and maps
+        for i, (fname, ft) in enumerate(info.fields):   # 3.2: new empty arrays, maps, channels
             if isinstance(ft, (ArrayT, MapT)):
                 fresh = self.ex_Zero(T.Zero(ft, e.span, fresh=True))
-                self.b.store(fresh, self.b.gep(p, [ir.Constant(R.I32, 0), ir.Constant(R.I32, i)]))
+            elif isinstance(ft, ChannelT) and fname in info.field_caps:
+                fresh = self.rt("nv_chan_new", self.desc(ft.elem),
+                                ir.Constant(R.I64, info.field_caps[fname]))
+            else:
+                continue
+            self.b.store(fresh, self.b.gep(p, [ir.Constant(R.I32, 0), ir.Constant(R.I32, i)]))
         if ctor is not None:
             self.set_site(e.span)
             call_args = [obj] + args

@@ -4,7 +4,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .. import tir as T
-from ..types import ArrayT, FixedT, MapT, TupleT, STR, CHAR
+from ..types import ArrayT, ChannelT, FixedT, MapT, TupleT, STR, CHAR
 from . import runtime_abi as R
 
 
@@ -65,13 +65,22 @@ class StmtLowering:
         if s.value is not None:
             v = self.expr(s.value)
             self.b.store(v, self.fs.ret_slot)
+        self.run_cleanups(0)
         self.b.branch(self.fs.exit_block)
 
     def st_Break(self, s: T.Break) -> None:
+        self.run_cleanups(self.fs.loops[-1][2])
         self.b.branch(self.fs.loops[-1][1])
 
     def st_Continue(self, s: T.Continue) -> None:
+        self.run_cleanups(self.fs.loops[-1][2])
         self.b.branch(self.fs.loops[-1][0])
+
+    def run_cleanups(self, keep: int) -> None:
+        """Leave the finish and lock blocks opened after the first `keep` ones (innermost
+        first): a block left by return/break/continue still waits / unlocks (9.1, 9.4)."""
+        for c in reversed(self.fs.cleanups[keep:]):
+            c()
 
     def st_If(self, s: T.If) -> None:
         cond = self.expr(s.cond)
@@ -100,7 +109,7 @@ class StmtLowering:
         self.b.position_at_end(head)
         self.b.cbranch(cond_fn(), body, end)
         self.b.position_at_end(body)
-        self.fs.loops.append((step, end))
+        self.fs.loops.append((step, end, len(self.fs.cleanups)))
         body_fn()
         self.fs.loops.pop()
         if not self.b.block.is_terminated:
@@ -127,6 +136,9 @@ class StmtLowering:
         self.fs.vars[s.var] = var_slot
         if isinstance(it, MapT):
             self.foreach_map(s, var_slot)
+            return
+        if isinstance(it, ChannelT):
+            self.foreach_channel(s, var_slot)
             return
         idx = self.alloca(R.I64, "idx")
         self.b.store(ir.Constant(R.I64, 0), idx)
@@ -218,7 +230,7 @@ class StmtLowering:
             self.b.position_at_end(body)
             heads.append(head)
             steps.append(self.b.append_basic_block(f"range{k}.step"))
-        self.fs.loops.append((steps[-1], end))
+        self.fs.loops.append((steps[-1], end, len(self.fs.cleanups)))
         self.lower_block(s.body)
         self.fs.loops.pop()
         if not self.b.block.is_terminated:
