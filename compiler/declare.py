@@ -101,8 +101,27 @@ class DeclChecker:
             for name, f in list(ms.functions.items()):
                 if isinstance(f, PendingFunc):
                     ms.functions[name] = self.declare_function(ms, f.ast, {})
-            ms.operators = [(op, self.declare_function(ms, f.ast, {}) if isinstance(f, PendingFunc)
-                             else f) for op, f in ms.operators]
+            ops = []
+            for op, f in ms.operators:
+                if isinstance(f, PendingFunc):
+                    f = self.declare_function(ms, f.ast, {})
+                    self.check_operator(op, f)
+                ops.append((op, f))
+            ms.operators = ops
+
+    def check_operator(self, op: str, f: T.FuncSym) -> None:
+        """6.5: definable only for operand types without a built-in meaning of the operator."""
+        from .check_expr import builtin_operand
+        n = len(f.params)
+        if n != (1 if op == "-" and n == 1 else 2):
+            self.error(f.span, f"operator '{op}' takes two parameters" +
+                       (" (or one, for unary minus)" if op == "-" else ""))
+            return
+        types = [p.type for p in f.params]
+        if all(builtin_operand(t) for t in types):
+            self.error(f.span, f"operator '{op}' is built in for "
+                               f"{' and '.join(map(str, types))}; it cannot be redefined",
+                       "define operators for your own classes")
 
     def declare_function(self, ms: ModScope, fd: A.FuncDef, env: dict, owner: ClassInfo | None = None,
                          symbol: str | None = None) -> T.FuncSym:
