@@ -432,7 +432,14 @@ class ExprChecker:
         return T.Unop(t, e.span, "neg", x)
 
     def ex_Logical(self, e: A.Logical, expected):
-        return T.Logic(BOOL, e.span, e.op, self.condition(e.left), self.condition(e.right))
+        l = self.expr(e.left)
+        if not builtin_operand(l.type) and l.type != NIL:
+            r = self.expr(e.right)
+            u = self.user_operator(e.op, [l, r], e.span)   # 6.5: both evaluated, left first
+            if u is not None:
+                return u
+            return T.Logic(BOOL, e.span, e.op, self.truth(l, e.left.span), self.truth(r, e.right.span))
+        return T.Logic(BOOL, e.span, e.op, self.truth(l, e.left.span), self.condition(e.right))
 
     def ex_Binary(self, e: A.Binary, expected):
         if e.op in COMPARE:
@@ -482,7 +489,7 @@ class ExprChecker:
         lt, rt = l.type, r.type
         if ERR in (lt, rt):
             raise Abandon()
-        if not (builtin_operand(lt) and builtin_operand(rt)) or op == "@":
+        if (not (builtin_operand(lt) and builtin_operand(rt)) or op == "@") and NIL not in (lt, rt):
             u = self.user_operator(op, [l, r], span)
             if u is not None:
                 return u

@@ -244,7 +244,8 @@ class MemberChecker:
         if isinstance(obj, A.Name) and (self.scope is None or self.scope.lookup(obj.id) is None):
             if obj.id in self.ms.imports or obj.id in self.ms.ambiguous:
                 return self.module_member(self.import_scope(obj.id, obj.span), e)
-            info = self.lookup_class_name(obj.id)
+            info = self.lookup_class_name(obj.id) if not obj.targs else \
+                self.classes_by_type.get(self.resolve_type(A.TypeName(obj.span, obj.id, obj.targs)))
             if info is not None:
                 return self.method_value(self.info_of(info.type), e)
         x = self.expr(obj)
@@ -294,13 +295,19 @@ class MemberChecker:
         tname = t.name if isinstance(t, (Prim, ClassT)) else None
         if tname is None:
             return None
-        fn = self.lookup_func(f"{tname}_{f.name}")
+        names = [f"{tname}_{f.name}"] + [f"{a}_{f.name}" for a in self.aliases_of(t)]
+        found = []                    # 8: visible from this module and everything it imports
+        for scope in self.ms.visible + ([self.ms.std] if self.ms.std else []):
+            for n in names:
+                g = scope.functions.get(n)
+                if isinstance(g, T.FuncSym) and g.params and g.params[0].type == t \
+                        and g not in found:
+                    found.append(g)
+        if len(found) > 1:
+            self.fail(f.span, f"two functions give {t} the method '{f.name}': "
+                              f"{found[0].name} and {found[1].name}")
+        fn = found[0] if found else None
         if fn is None:
-            for alias in self.aliases_of(t):
-                fn = self.lookup_func(f"{alias}_{f.name}")
-                if fn is not None:
-                    break
-        if fn is None or isinstance(fn, GenericFunc) or not fn.params or fn.params[0].type != t:
             return None
         from .builtins import call_user
         return call_user(self, e, fn, receiver=obj)
@@ -317,13 +324,26 @@ class MemberChecker:
         return out
 
     # ------------------------------------------------------------ user operators (6.5)
+    def instantiate_operator(self, g: GenericFunc, args, span) -> T.FuncSym | None:
+        """A generic operator definition specialised for these operands, if they fit."""
+        mark = len(self.diags.items)
+        targs = _operator_infer(self, g, args, span)
+        del self.diags.items[mark:]          # a non-matching candidate is not an error
+        if targs is None:
+            return None
+        return self.instantiate(g, targs, span)
+
     def user_operator(self, op: str, args: list[T.Expr], span) -> T.Expr | None:
         """The visible definition of `op` for these operand types: exact match first, then
         implicit widening; two candidates are an error."""
         cands = []
         for scope in self.ms.visible:
             for o, f in scope.operators:
-                if o == op and isinstance(f, T.FuncSym) and len(f.params) == len(args):
+                if o != op:
+                    continue
+                if isinstance(f, GenericFunc):
+                    f = self.instantiate_operator(f, args, span)
+                if f is not None and len(f.params) == len(args):
                     cands.append(f)
         exact = [f for f in cands if all(p.type == a.type for p, a in zip(f.params, args))]
         pick = exact or [f for f in cands
@@ -338,6 +358,20 @@ class MemberChecker:
             self.cur_func.calls.add(f)
         cargs = [self.coerce(a, p.type, a.span) for a, p in zip(args, f.params)]
         return T.CallFn(f.ret, span, f, cargs)
+
+
+def _operator_infer(ck, g: GenericFunc, args, span):
+    if len(g.ast.params) != len(args):
+        return None
+    env: dict = {}
+    try:
+        for p, a in zip(g.ast.params, args):
+            ck.unify(p.type, a.type, g.ast.tparams, env, span, g.name)
+    except Abandon:
+        return None
+    if any(t not in env for t in g.ast.tparams):
+        return None
+    return tuple(env[t] for t in g.ast.tparams)
 
 
 def mentions(te, tps, env) -> bool:

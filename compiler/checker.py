@@ -343,7 +343,7 @@ class Checker(DeclChecker, MemberChecker, ThreadChecker, ExprChecker):
         raise _Abandon()
 
     def is_lvalue(self, e: T.Expr) -> bool:
-        if isinstance(e, T.Local):
+        if isinstance(e, T.Local) or (isinstance(e, T.Builtin) and e.name == "field"):
             return True
         if isinstance(e, T.IndexGet):
             return isinstance(e.obj.type, (ArrayT, BufferT)) or (

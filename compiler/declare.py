@@ -149,6 +149,8 @@ class DeclChecker:
         shown = f"{owner.type}.{name}" if owner is not None else name
         if symbol is None:
             symbol = mangle(ms.key, shown, env)
+            if isinstance(fd, A.FuncDef) and fd.is_operator:   # operators overload by type
+                symbol += "(" + ",".join(str(p.type) for p in params) + ")"
         sym = T.FuncSym(shown, symbol, params, ret, fd.span,
                         defaults=([None] if owner else []) + [p.default for p in fd.params])
         sym.ast = fd

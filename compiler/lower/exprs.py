@@ -383,12 +383,13 @@ class ExprLowering:
         typed = self.b.bitcast(data, self.mem_ty(et).as_pointer())
         return self.b.gep(typed, [i])
 
-    def address(self, e: T.Expr) -> ir.Value:
-        """Address of an lvalue expression (evaluating its sub-expressions once)."""
+    def address(self, e: T.Expr, write: bool = True) -> ir.Value:
+        """Address of an lvalue expression (evaluating its sub-expressions once); `write`
+        says which nil-object message applies (a compound assignment reads first)."""
         if isinstance(e, T.Local):
             return self.fs.vars[e.var]
         if isinstance(e, T.Builtin) and e.name == "field":
-            return self.field_ptr(e, write=True)
+            return self.field_ptr(e, write=write)
         if isinstance(e, T.IndexGet) and isinstance(e.obj.type, MapT):
             return self.map_slot_for_store(e)
         if isinstance(e, T.IndexGet):
@@ -421,7 +422,7 @@ class ExprLowering:
         return data
 
     def is_lvalue(self, e: T.Expr) -> bool:
-        if isinstance(e, T.Local):
+        if isinstance(e, T.Local) or (isinstance(e, T.Builtin) and e.name == "field"):
             return True
         if isinstance(e, T.IndexGet):
             ot = e.obj.type

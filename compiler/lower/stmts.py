@@ -40,7 +40,7 @@ class StmtLowering:
 
     def st_Assign(self, s: T.Assign) -> None:
         if s.compound:
-            addr = self.address(s.target)
+            addr = self.address(s.target, write=False)
             is_local = isinstance(s.target, T.Local)
             old = self.b.load(addr)
             self.fs.placeholder = old if is_local else self.from_mem(old, s.target.type)
