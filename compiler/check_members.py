@@ -216,11 +216,16 @@ class MemberChecker:
         if t is None or t not in self.classes_by_type:
             self.fail(e.span, f"unknown class '{name}' in ${name}")
         info = self.info_of(t)
+        # 7.3: globals are created in the order of their first mention in the source,
+        # imported modules first; every mention is seen once the whole program is checked
+        here = (self.modules.index(self.ms.mod), e.span.line, e.span.col)
+        if info in self.global_spans:
+            self.global_spans[info] = min(self.global_spans[info], here)
         if info not in self.globals:
             if info.ctor is not None and any(p.default is None for p in info.ctor.ast.params):
                 self.fail(e.span, f"${name} needs a ctor callable without arguments")
             self.globals.append(info)
-            self.global_spans[info] = (self.ms.mod, e.span)
+            self.global_spans[info] = here
             saved = self.ctx_swap(info.decl.scope, {}, None)
             try:
                 maker = T.FuncSym(f"${info.type.name}", f"nvglobal.make.{info.decl.scope.key}."

@@ -112,10 +112,7 @@ class Checker(DeclChecker, MemberChecker, ThreadChecker, ExprChecker):
         checked += self.extra_funcs
         analyse(checked)
         classes = [c for c in self.classes_by_type.values()]
-        order = {m: i for i, m in enumerate(self.modules)}
-        first = self.global_spans        # where each $Name was first mentioned
-        globals_ = sorted(self.globals, key=lambda g: (
-            order.get(first[g][0], 0), first[g][1].line, first[g][1].col))
+        globals_ = sorted(self.globals, key=lambda g: self.global_spans[g])
         return T.Program(self.root.path, checked, main_sym, globals=globals_, classes=classes)
 
     def check_function(self, sym: T.FuncSym) -> None:

@@ -145,9 +145,9 @@ def _compile(path: str, release: bool, emit: str | None, check_only: bool, res: 
         return
     from .modules import Loader
 
-    def parse(source, file, types, generics):
-        toks = tokens if file == path and source is src else tokenize(source, file, diags)
-        return parse_module(toks, file, diags, types, generics)
+    def parse(source, file, types, generics, into=diags):
+        toks = tokens if file == path and source is src else tokenize(source, file, into)
+        return parse_module(toks, file, into, types, generics)
 
     if emit == "ast":
         from .astdump import dump

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import ast as A
-from .diagnostics import Diagnostics, Span
+from .diagnostics import CompileError, Diagnostics, Span
 
 BUNDLED = ("std", "frost")
 
@@ -103,7 +103,7 @@ class Loader:
 
     def __init__(self, diags: Diagnostics, parse) -> None:
         self.diags = diags
-        self.parse = parse          # (source, path, known_types, known_generics) -> ast.Module
+        self.parse = parse          # (source, path, known_types, known_generics, diags) -> Module
         self.by_file: dict[Path, Module] = {}
         self.order: list[Module] = []
         self.root_dir = Path.cwd()
@@ -130,11 +130,23 @@ class Loader:
         mod = Module(shown, module_key(real, self.root_dir))
         mod.source_hash = hashlib.sha256(source.encode()).hexdigest()
         self.by_file[real] = mod
-        mod.ast = self.parse(source, shown, frozenset(), frozenset())
+        # A first parse finds the imports; it knows no imported type names yet, so its
+        # diagnostics are kept aside and only reported if no second parse is needed.
+        first = Diagnostics()
+        first.sources = self.diags.sources
+        try:
+            mod.ast = self.parse(source, shown, frozenset(), frozenset(), first)
+        except CompileError:
+            pass
+        if mod.ast is None:
+            mod.ast = A.Module(Span(shown, 1, 1), shown, ())
         self._resolve_imports(mod, real)
         types, generics = self.exported_names(mod)
         if types or generics:
-            mod.ast = self.parse(source, shown, types, generics)
+            mod.ast = self.parse(source, shown, types, generics, self.diags)
+        else:
+            for d in first.items:
+                self.diags.error(d.span, d.message, d.hint, d.notes)
         self.order.append(mod)
         return mod
 
