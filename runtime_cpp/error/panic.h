@@ -7,6 +7,9 @@
 // in_signal: called from the SIGSEGV handler (no stdio, no waiting on locks indefinitely).
 [[noreturn]] void rt_die(const char* msg, size_t len, bool in_signal);
 [[noreturn]] void rt_panic(const char* msg);
+// A complete report of its own (the deadlock report, 9.6): flush stdout, write `text` to stderr
+// as it is, _exit(1); like rt_die, only the first reporting thread gets to write.
+[[noreturn]] void rt_die_text(const char* text, size_t len);
 [[noreturn]] void rt_panicf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
 // SIGSEGV/SIGBUS handlers on an alternate stack (stack overflow detection); called by nv_init.

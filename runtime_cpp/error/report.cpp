@@ -77,6 +77,18 @@ __thread const char* rt_thread_origin __attribute__((tls_model("initial-exec")))
 
 extern "C" void nv_set_thread_origin(const char* line) { rt_thread_origin = line; }
 
+void rt_die_text(const char* text, size_t len) {
+    if (t_dying) _exit(1);
+    t_dying = 1;
+    if (g_dying.exchange(1)) {
+        for (;;) pause();
+    }
+    rt_stdout_flush_for_error(false);
+    fflush(nullptr);
+    rt_write_all(2, text, len);
+    _exit(1);
+}
+
 void rt_die(const char* msg, size_t len, bool in_signal) {
     if (t_dying) _exit(1);   // a fault while reporting: stop rather than loop
     t_dying = 1;

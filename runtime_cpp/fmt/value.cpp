@@ -6,6 +6,7 @@
 #include "neve_rt.h"
 #include "fmt/text.h"
 #include "map/maps.h"
+#include "channel/chan.h"
 
 namespace {
 
@@ -35,6 +36,26 @@ void opaque(NvBuf* b, const void* ref, const char* name, bool with_addr) {
 }
 
 void fmt(NvBuf* b, const char* p, const NvType* t, bool nested);
+
+// <channel<int> size=3>: the element type's spelling and the number of buffered items
+void chan_text(NvBuf* b, const NvChan* c, const NvType* t) {
+    if (!c) {
+        put(b, "nil");
+        return;
+    }
+    const NvType* et = rt_chan_elem(c);
+    if (et && et->name) {
+        put(b, "<channel<");
+        put(b, et->name);
+        put(b, ">");
+    } else {
+        rt_buf_putc(b, '<');
+        put(b, t->name ? t->name : "channel");
+    }
+    put(b, " size=");
+    nv_fmt_i64(b, nv_chan_size(c));
+    rt_buf_putc(b, '>');
+}
 
 // {"a": 1, "b": 2} in iteration order; keys and values as container elements
 void map_text(NvBuf* b, const NvMap* m) {
@@ -143,9 +164,7 @@ void fmt(NvBuf* b, const char* p, const NvType* t, bool nested) {
             break;
         case NV_MAP: map_text(b, load<const NvMap*>(p)); break;
         case NV_CLASS: object_text(b, load<void*>(p), t); break;
-        case NV_CHANNEL:
-            opaque(b, load<const void*>(p), t->name ? t->name : "channel", false);
-            break;
+        case NV_CHANNEL: chan_text(b, load<const NvChan*>(p), t); break;
         case NV_FUNCTION: {
             const NvFuncValue* f = load<const NvFuncValue*>(p);
             if (!f) {

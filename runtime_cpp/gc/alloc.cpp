@@ -61,3 +61,9 @@ void rt_gc_report() {
 
 // A collector root outside the heap: the slot of a global instance (7.3, 13.4).
 extern "C" void nv_gc_root(void** slot) { GC_add_roots(slot, slot + 1); }
+
+int rt_thread_create(pthread_t* th, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) {
+    return GC_pthread_create(th, attr, fn, arg);
+}
+
+void rt_release(void*) {}

@@ -345,6 +345,15 @@ void nv_spawn(void (*body)(void*), void* env, int64_t tid, int64_t tN, int32_t d
 void nv_check_thread_count(int64_t n);             /* n < 0: "asyncs with negative count -1" */
 /* Split argument (9.3) for thread t of n: mode '>' balanced contiguous chunk, ':' strided. */
 NvArray* nv_split_chunk(const NvArray* v, int64_t t, int64_t n, int32_t mode);
+/* (runtime addition) Same, with the element descriptor for a nil v, whose chunks are then
+ * empty arrays of that element type (nv_split_chunk gives them no descriptor: appending to
+ * them fails). */
+NvArray* nv_split_chunk_elem(const NvArray* v, int64_t t, int64_t n, int32_t mode,
+                             const NvType* elem);
+/* (runtime addition) Wait for main's implicit finish now, as nv_finish does first. Compiled
+ * main may call it at the end of its body while its NvFrame is still pushed, so a deadlock
+ * there is reported at main's location (from nv_finish it has none). */
+void nv_main_wait(void);
 
 /* ------------------------------------------------------------------ locks (9.4)
  * Re-entrant program-wide mutexes by name, or one per object (by address; NULL panics). The

@@ -7,6 +7,7 @@
 #include "fmt/out.h"
 #include "gc/alloc.h"
 #include "process/process.h"
+#include "thread/sync.h"
 
 extern "C" void nv_init(int argc, char** argv) {
     static bool done = false;
@@ -19,9 +20,12 @@ extern "C" void nv_init(int argc, char** argv) {
     // After GC_INIT: the collector briefly installs its own SIGSEGV handler while probing
     // memory during initialization.
     rt_signals_init();
+    // main is user thread 0 and runs inside an implicit finish (9.1)
+    rt_threads_init();
 }
 
 extern "C" int nv_finish(void) {
+    rt_threads_main_wait();   // threads started by main (not detached ones) end first
     nv_flush();
     rt_gc_report();
     fflush(nullptr);

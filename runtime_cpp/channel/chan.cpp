@@ -1,0 +1,462 @@
+// Channels (9.5): bounded MPMC FIFO queues whose blocked threads sleep.
+//
+// Data path: a bounded MPMC ring after Dmitry Vyukov's "Bounded MPMC queue" (1024cores.net),
+// in the form crossbeam-channel's array flavor gives it (a closed mark in the tail word). Each
+// slot holds a sequence word and one item. Positions are 64-bit counters that never wrap in
+// practice; the slot of position p is p % cap. Sequence words count in steps of two, so that
+// "holds the item of p" and "free for p + cap" differ even when cap is 1:
+//   - slot.seq == 2p       the slot is free for the sender of position p
+//   - slot.seq == 2p + 1   it holds the item of position p
+//   - after receiving p, slot.seq = 2(p + cap) (free for the sender of the next lap)
+// A sender claims position `tail` by CAS when its slot is free, copies the item, publishes the
+// sequence; a receiver claims `head` likewise when the item is there. Sends complete in the
+// order of their claims, and receivers take items in that order: FIFO.
+// Closing sets bit 63 of `tail` (one atomic RMW), so a send either claimed its position before
+// the close (its item stays receivable) or fails; a receiver that finds the queue empty reads
+// tail and knows at once whether it is also closed.
+//
+// Blocking: a thread that finds the channel full (send) or empty and open (receive) first
+// retries with a short spin-then-yield backoff, then queues itself in the channel's send or
+// receive wait queue (under the channel mutex), re-checks, counts as waiting for the deadlock
+// detector (9.6) and parks (thread/sync.h). After every successful send (receive), the sender
+// (receiver) looks at the number of parked receivers (senders) after a full fence -- the
+// waiter increments it before its re-check, so one of the two always sees the other -- and, if
+// there are any, takes the mutex, dequeues the first, marks it running and wakes it. Each item
+// wakes at most one receiver and each freed slot one sender; a woken thread that loses the race
+// for the item or slot queues again. close and sum wake everyone concerned.
+//
+// sum claims every buffered position at once: it waits until all positions between head and a
+// snapshot of tail are published, then moves head over all of them with one CAS (so the
+// removal is atomic: no receiver can take one of them afterwards), adds the items and frees the
+// slots.
+#include <pthread.h>
+#include <sched.h>
+#include <cstring>
+#include <new>
+#include "neve_rt.h"
+#include "channel/chan.h"
+#include "error/panic.h"
+#include "gc/alloc.h"
+#include "thread/sync.h"
+
+namespace {
+
+constexpr uint64_t kClosed = uint64_t(1) << 63;
+
+struct Slot {
+    std::atomic<uint64_t> seq;
+    // the item follows (8-aligned)
+    char* data() { return reinterpret_cast<char*>(this) + sizeof(Slot); }
+};
+
+// Spin with exponentially more pauses, then yield (crossbeam's Backoff limits).
+struct Backoff {
+    unsigned step = 0;
+    static constexpr unsigned kSpin = 6, kYield = 10;
+    void spin() {
+        unsigned n = 1u << (step < kSpin ? step : kSpin);
+        for (unsigned i = 0; i < n; i++) rt_cpu_relax();
+        if (step <= kSpin) step++;
+    }
+    void snooze() {
+        if (step <= kSpin) {
+            for (unsigned i = 0; i < (1u << step); i++) rt_cpu_relax();
+        } else {
+            sched_yield();
+        }
+        if (step <= kYield) step++;
+    }
+    bool completed() const { return step > kYield; }
+};
+
+}  // namespace
+
+struct NvChan {
+    const NvType* elem;
+    int64_t cap;
+    uint64_t mask;           // cap - 1 when cap is a power of two, else 0
+    int64_t stride;          // bytes per slot
+    int64_t isize;           // bytes per item
+    char* ring;
+    char pad0[64];
+    std::atomic<uint64_t> tail;   // next position to send | kClosed
+    char pad1[56];
+    std::atomic<uint64_t> head;               // next position to receive
+    char pad2[56];
+    std::atomic<int32_t> nsend;               // threads in sendq
+    std::atomic<int32_t> nrecv;               // threads in recvq
+    pthread_mutex_t mu;                       // guards the queues
+    RtWaitQ sendq;
+    RtWaitQ recvq;
+};
+
+namespace {
+
+inline Slot* slot(NvChan* c, uint64_t pos) {
+    uint64_t i = c->mask ? (pos & c->mask) : (pos % (uint64_t)c->cap);
+    return reinterpret_cast<Slot*>(c->ring + i * (uint64_t)c->stride);
+}
+
+// 1 sent, 0 full, -1 closed.
+int try_push(NvChan* c, const void* item) {
+    Backoff b;
+    uint64_t pos = c->tail.load(std::memory_order_relaxed);
+    for (;;) {
+        if (pos & kClosed) return -1;
+        Slot* s = slot(c, pos);
+        uint64_t seq = s->seq.load(std::memory_order_acquire);
+        int64_t dif = (int64_t)(seq - 2 * pos);
+        if (dif == 0) {
+            if (c->tail.compare_exchange_weak(pos, pos + 1, std::memory_order_seq_cst,
+                                              std::memory_order_relaxed)) {
+                memcpy(s->data(), item, (size_t)c->isize);
+                s->seq.store(2 * pos + 1, std::memory_order_release);
+                return 1;
+            }
+        } else if (dif < 0) {
+            // The slot still holds the item of position pos - cap (or its receiver is copying
+            // it out): full if head is a whole lap behind.
+            std::atomic_thread_fence(std::memory_order_seq_cst);
+            uint64_t h = c->head.load(std::memory_order_relaxed);
+            if (h + (uint64_t)c->cap == pos) return 0;
+            b.snooze();
+            pos = c->tail.load(std::memory_order_relaxed);
+        } else {
+            pos = c->tail.load(std::memory_order_relaxed);   // another sender took pos
+        }
+    }
+}
+
+// 1 received, 0 empty, -1 closed and empty.
+int try_pop(NvChan* c, void* out) {
+    Backoff b;
+    uint64_t pos = c->head.load(std::memory_order_relaxed);
+    for (;;) {
+        Slot* s = slot(c, pos);
+        uint64_t seq = s->seq.load(std::memory_order_acquire);
+        int64_t dif = (int64_t)(seq - (2 * pos + 1));
+        if (dif == 0) {
+            if (c->head.compare_exchange_weak(pos, pos + 1, std::memory_order_seq_cst,
+                                              std::memory_order_relaxed)) {
+                memcpy(out, s->data(), (size_t)c->isize);
+                // a received reference must not stay reachable through the ring
+                if (c->elem->has_ptrs) memset(s->data(), 0, (size_t)c->isize);
+                s->seq.store(2 * (pos + (uint64_t)c->cap), std::memory_order_release);
+                return 1;
+            }
+        } else if (dif < 0) {
+            // Nothing at pos yet: empty unless a sender has claimed pos and is copying.
+            std::atomic_thread_fence(std::memory_order_seq_cst);
+            uint64_t t = c->tail.load(std::memory_order_relaxed);
+            if ((t & ~kClosed) == pos) return (t & kClosed) ? -1 : 0;
+            b.snooze();
+            pos = c->head.load(std::memory_order_relaxed);
+        } else {
+            pos = c->head.load(std::memory_order_relaxed);   // another receiver took pos
+        }
+    }
+}
+
+// Under c->mu: release the first waiter of q. Returns it when it sleeps in the futex (the caller
+// calls rt_unpark_finish after unlocking), else NULL.
+RtThread* take_one(std::atomic<int32_t>& n, RtWaitQ& q) {
+    RtWaiter* w = q.pop();
+    if (!w) return nullptr;
+    n.fetch_sub(1, std::memory_order_relaxed);
+    RtThread* t = w->t;
+    return rt_release_waiter(t) ? t : nullptr;
+}
+
+void wake_one(NvChan* c, std::atomic<int32_t>& n, RtWaitQ& q) {
+    pthread_mutex_lock(&c->mu);
+    RtThread* t = take_one(n, q);
+    pthread_mutex_unlock(&c->mu);
+    if (t) rt_unpark_finish(t);
+}
+
+inline void notify_receivers(NvChan* c) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (c->nrecv.load(std::memory_order_relaxed) > 0) wake_one(c, c->nrecv, c->recvq);
+}
+
+inline void notify_senders(NvChan* c) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    if (c->nsend.load(std::memory_order_relaxed) > 0) wake_one(c, c->nsend, c->sendq);
+}
+
+// Under c->mu: release every waiter of q.
+void take_all(std::atomic<int32_t>& n, RtWaitQ& q) {
+    while (RtWaiter* w = q.pop()) {
+        n.fetch_sub(1, std::memory_order_relaxed);
+        RtThread* t = w->t;
+        if (rt_release_waiter(t)) rt_unpark_finish(t);
+    }
+}
+
+// Blocking send: 1 sent, 0 the channel is or became closed.
+int send(NvChan* c, const void* item) {
+    Backoff b;
+    for (;;) {
+        int r = try_push(c, item);
+        if (r > 0) {
+            notify_receivers(c);
+            return 1;
+        }
+        if (r < 0) return 0;
+        if (!b.completed()) {
+            b.snooze();
+            continue;
+        }
+        RtThread* me = rt_self();
+        RtWaiter w{nullptr, nullptr, me};
+        rt_park_prepare(me);
+        pthread_mutex_lock(&c->mu);
+        c->sendq.push(&w);
+        c->nsend.fetch_add(1, std::memory_order_seq_cst);
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        r = try_push(c, item);
+        if (r != 0) {
+            c->sendq.remove(&w);
+            c->nsend.fetch_sub(1, std::memory_order_relaxed);
+            RtThread* t = nullptr;
+            if (r > 0) {
+                std::atomic_thread_fence(std::memory_order_seq_cst);
+                if (c->nrecv.load(std::memory_order_relaxed) > 0) t = take_one(c->nrecv, c->recvq);
+            }
+            pthread_mutex_unlock(&c->mu);
+            if (t) rt_unpark_finish(t);
+            return r > 0;
+        }
+        rt_wait_commit(me, RT_WAIT_SEND, nullptr);
+        pthread_mutex_unlock(&c->mu);
+        rt_park(me);
+        b = Backoff();
+    }
+}
+
+// Blocking receive: 1 received, 0 closed and empty.
+int recv(NvChan* c, void* out) {
+    Backoff b;
+    for (;;) {
+        int r = try_pop(c, out);
+        if (r > 0) {
+            notify_senders(c);
+            return 1;
+        }
+        if (r < 0) return 0;
+        if (!b.completed()) {
+            b.snooze();
+            continue;
+        }
+        RtThread* me = rt_self();
+        RtWaiter w{nullptr, nullptr, me};
+        rt_park_prepare(me);
+        pthread_mutex_lock(&c->mu);
+        c->recvq.push(&w);
+        c->nrecv.fetch_add(1, std::memory_order_seq_cst);
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        r = try_pop(c, out);
+        if (r != 0) {
+            c->recvq.remove(&w);
+            c->nrecv.fetch_sub(1, std::memory_order_relaxed);
+            RtThread* t = nullptr;
+            if (r > 0) {
+                std::atomic_thread_fence(std::memory_order_seq_cst);
+                if (c->nsend.load(std::memory_order_relaxed) > 0) t = take_one(c->nsend, c->sendq);
+            }
+            pthread_mutex_unlock(&c->mu);
+            if (t) rt_unpark_finish(t);
+            return r > 0;
+        }
+        rt_wait_commit(me, RT_WAIT_RECV, nullptr);
+        pthread_mutex_unlock(&c->mu);
+        rt_park(me);
+        b = Backoff();
+    }
+}
+
+template <class T>
+T load(const char* p) {
+    T v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+template <class T>
+void store(void* p, T v) {
+    memcpy(p, &v, sizeof v);
+}
+
+// Sum of the items at positions [h, t), which the caller owns; integers wrap, bf16 and half
+// add in float and round once (as array reduce does).
+void add_items(NvChan* c, uint64_t h, uint64_t t, void* out) {
+    int32_t kind = c->elem->kind;
+    uint64_t iacc = 0;
+    float facc = 0.0f;
+    double dacc = 0.0;
+    bool first = true;
+    for (uint64_t pos = h; pos != t; pos++) {
+        const char* d = slot(c, pos)->data();
+        switch (kind) {
+            case NV_INT: iacc += (uint64_t)load<int64_t>(d); break;
+            case NV_I8: iacc += (uint64_t)load<int8_t>(d); break;
+            case NV_I16: iacc += (uint64_t)load<int16_t>(d); break;
+            case NV_I32: iacc += (uint64_t)load<int32_t>(d); break;
+            case NV_U8: iacc += (uint64_t)load<uint8_t>(d); break;
+            case NV_FLOAT: facc = first ? load<float>(d) : facc + load<float>(d); break;
+            case NV_F64: dacc = first ? load<double>(d) : dacc + load<double>(d); break;
+            case NV_BF16: {
+                float x = nv_bf16_to_f32(load<uint16_t>(d));
+                facc = first ? x : facc + x;
+                break;
+            }
+            case NV_HALF: {
+                float x = nv_half_to_f32(load<uint16_t>(d));
+                facc = first ? x : facc + x;
+                break;
+            }
+            default: break;
+        }
+        first = false;
+    }
+    switch (kind) {
+        case NV_INT: store<int64_t>(out, (int64_t)iacc); break;
+        case NV_I8: store<int8_t>(out, (int8_t)iacc); break;
+        case NV_I16: store<int16_t>(out, (int16_t)iacc); break;
+        case NV_I32: store<int32_t>(out, (int32_t)iacc); break;
+        case NV_U8: store<uint8_t>(out, (uint8_t)iacc); break;
+        case NV_FLOAT: store<float>(out, facc); break;
+        case NV_F64: store<double>(out, dacc); break;
+        case NV_BF16: store<uint16_t>(out, (uint16_t)nv_f32_to_bf16(facc)); break;
+        case NV_HALF: store<uint16_t>(out, (uint16_t)nv_f32_to_half(facc)); break;
+        default: break;
+    }
+}
+
+bool numeric(int32_t kind) {
+    switch (kind) {
+        case NV_INT: case NV_I8: case NV_I16: case NV_I32: case NV_U8:
+        case NV_FLOAT: case NV_F64: case NV_BF16: case NV_HALF:
+            return true;
+        default:
+            return false;
+    }
+}
+
+}  // namespace
+
+const NvType* rt_chan_elem(const NvChan* c) { return c->elem; }
+int64_t rt_chan_cap(const NvChan* c) { return c->cap; }
+
+extern "C" {
+
+NvChan* nv_chan_new(const NvType* elem, int64_t cap) {
+    if (cap < 1) rt_panicf("channel capacity must be at least 1, not %lld", (long long)cap);
+    int64_t isize = elem->size > 0 ? elem->size : 0;
+    int64_t stride = (int64_t)sizeof(Slot) + ((isize + 7) & ~int64_t(7));
+    if (cap > (int64_t(1) << 40) || cap > INT64_MAX / stride) rt_panic("out of memory");
+    NvChan* c = static_cast<NvChan*>(rt_alloc(sizeof(NvChan)));
+    c->elem = elem;
+    c->cap = cap;
+    c->mask = (cap & (cap - 1)) == 0 ? (uint64_t)cap - 1 : 0;
+    c->stride = stride;
+    c->isize = isize;
+    size_t bytes = (size_t)(cap * stride);
+    c->ring = static_cast<char*>(elem->has_ptrs ? rt_alloc(bytes) : rt_alloc_atomic(bytes));
+    for (int64_t i = 0; i < cap; i++)
+        new (&slot(c, (uint64_t)i)->seq) std::atomic<uint64_t>(2 * (uint64_t)i);
+    new (&c->tail) std::atomic<uint64_t>(0);
+    new (&c->head) std::atomic<uint64_t>(0);
+    new (&c->nsend) std::atomic<int32_t>(0);
+    new (&c->nrecv) std::atomic<int32_t>(0);
+    pthread_mutex_init(&c->mu, nullptr);
+    c->sendq = RtWaitQ{nullptr, nullptr};
+    c->recvq = RtWaitQ{nullptr, nullptr};
+    // Everything above is published to other threads by however the channel reference gets
+    // to them (a thread start, a channel, a lock): all of these synchronize.
+    return c;
+}
+
+void nv_chan_send(NvChan* c, const void* item) {
+    if (!send(c, item)) rt_panic("send on closed channel");
+}
+
+int32_t nv_chan_try_send(NvChan* c, const void* item) { return send(c, item); }
+
+int32_t nv_chan_recv(NvChan* c, void* out) {
+    if (recv(c, out)) return 1;
+    memset(out, 0, (size_t)c->isize);
+    return 0;
+}
+
+void nv_chan_close(NvChan* c) {
+    uint64_t old = c->tail.fetch_or(kClosed, std::memory_order_seq_cst);
+    if (old & kClosed) return;
+    pthread_mutex_lock(&c->mu);
+    take_all(c->nsend, c->sendq);   // they find the channel closed: send fails
+    take_all(c->nrecv, c->recvq);   // they drain what is left, then get the zero value
+    pthread_mutex_unlock(&c->mu);
+}
+
+int32_t nv_chan_alive(const NvChan* cc) {
+    NvChan* c = const_cast<NvChan*>(cc);
+    uint64_t t = c->tail.load(std::memory_order_seq_cst);
+    if (!(t & kClosed)) return 1;
+    // closed: tail no longer moves
+    return c->head.load(std::memory_order_seq_cst) != (t & ~kClosed);
+}
+
+int64_t nv_chan_size(const NvChan* cc) {
+    NvChan* c = const_cast<NvChan*>(cc);
+    for (;;) {
+        uint64_t t = c->tail.load(std::memory_order_seq_cst) & ~kClosed;
+        uint64_t h = c->head.load(std::memory_order_seq_cst);
+        if ((c->tail.load(std::memory_order_seq_cst) & ~kClosed) != t) continue;
+        int64_t n = (int64_t)(t - h);
+        if (n < 0) n = 0;   // head read after tail moved past it twice: empty
+        return n > c->cap ? c->cap : n;
+    }
+}
+
+void nv_chan_sum(NvChan* c, void* out) {
+    if (!numeric(c->elem->kind)) rt_panic("sum of a channel of non-numeric items");
+    for (;;) {
+        uint64_t h = c->head.load(std::memory_order_seq_cst);
+        uint64_t t = c->tail.load(std::memory_order_seq_cst) & ~kClosed;
+        if (t == h) {
+            memset(out, 0, (size_t)c->isize);
+            return;
+        }
+        if (t - h > (uint64_t)c->cap) continue;   // torn snapshot: retry
+        // Every position in [h, t) must be published before we can own it.
+        bool ok = true;
+        for (uint64_t pos = h; ok && pos != t; pos++) {
+            Slot* s = slot(c, pos);
+            Backoff b;
+            for (;;) {
+                uint64_t seq = s->seq.load(std::memory_order_acquire);
+                if (seq == 2 * pos + 1) break;
+                if ((int64_t)(seq - (2 * pos + 1)) > 0 ||
+                    c->head.load(std::memory_order_relaxed) != h) {
+                    ok = false;   // a receiver took it
+                    break;
+                }
+                b.snooze();       // its sender is still copying
+            }
+        }
+        if (!ok) continue;
+        if (!c->head.compare_exchange_strong(h, t, std::memory_order_seq_cst)) continue;
+        add_items(c, h, t, out);
+        for (uint64_t pos = h; pos != t; pos++)
+            slot(c, pos)->seq.store(2 * (pos + (uint64_t)c->cap), std::memory_order_release);
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+        if (c->nsend.load(std::memory_order_relaxed) > 0) {
+            pthread_mutex_lock(&c->mu);
+            take_all(c->nsend, c->sendq);
+            pthread_mutex_unlock(&c->mu);
+        }
+        return;
+    }
+}
+
+}  // extern "C"
