@@ -1,0 +1,96 @@
+"""Parser pre-scan: the module's type names, generic functions and classes, and imported module names, read from its tokens before any body is parsed."""
+from __future__ import annotations
+
+from ..tokens import T, Token
+from .grammar import _LINE_END
+
+
+def _prescan(tokens: list[Token]) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """Collect top-level type names (classes, aliases), generic functions and classes, and the
+    names bound by `import` lines, before any body is parsed (Appendix A, disambiguation 1)."""
+    types: set[str] = set()
+    generics: set[str] = set()
+    modules: set[str] = set()
+    n = len(tokens)
+
+    def at(i: int) -> Token | None:
+        return tokens[i] if i < n else None
+
+    depth = 0
+    line_start = True
+    for i, t in enumerate(tokens):
+        k = t.kind
+        if k is T.INDENT:
+            depth += 1
+            continue
+        if k is T.DEDENT:
+            depth -= 1
+            continue
+        if k is T.NEWLINE:
+            line_start = True
+            continue
+        if not line_start or depth != 0:
+            line_start = False
+            continue
+        line_start = False
+        nxt = at(i + 1)
+        if t.is_kw("class") and nxt is not None and nxt.kind is T.NAME:
+            types.add(nxt.text)
+            after = at(i + 2)
+            if after is not None and after.is_op("<"):
+                generics.add(nxt.text)
+        elif t.kind is T.NAME and t.text == "type" and nxt is not None and nxt.kind is T.NAME:
+            after = at(i + 2)
+            if after is not None and after.is_op("="):
+                types.add(nxt.text)
+        elif t.is_kw("def"):
+            name = _generic_def_name(tokens, i)
+            if name is not None:
+                generics.add(name)
+        elif t.is_kw("import"):
+            j = i + 1
+            last = None
+            while (tok := at(j)) is not None and tok.kind is T.NAME:
+                last = tok.text
+                sep = at(j + 1)
+                if sep is not None and sep.is_op(".", "/"):
+                    j += 2
+                else:
+                    j += 1
+                    break
+            tok = at(j)
+            if tok is not None and tok.is_kw("as"):
+                alias = at(j + 1)
+                last = alias.text if alias is not None and alias.kind is T.NAME else last
+            if last is not None:
+                modules.add(last)
+    return frozenset(types), frozenset(generics), frozenset(modules)
+
+
+def _generic_def_name(tokens: list[Token], i: int) -> str | None:
+    """For `def RET NAME <T...> (`, starting at the `def` at i, return NAME; otherwise None."""
+    j = i + 1
+    n = len(tokens)
+    while j < n and not tokens[j].is_op("(") and tokens[j].kind not in _LINE_END:
+        j += 1
+    if j >= n or not tokens[j].is_op("(") or j - 1 <= i:
+        return None
+    k = j - 1
+    if not tokens[k].is_op(">"):
+        return None
+    depth = 0
+    while k > i:
+        t = tokens[k]
+        if t.is_op(">"):
+            depth += 1
+        elif t.is_op(">>"):
+            depth += 2
+        elif t.is_op("<"):
+            depth -= 1
+            if depth == 0:
+                break
+        k -= 1
+    if k <= i + 1 or depth != 0:
+        return None
+    name = tokens[k - 1]
+    return name.text if name.kind is T.NAME else None
