@@ -8,10 +8,10 @@ import math
 
 from . import ast as A
 from . import tir as T
-from .check_expr import Abandon, is_lit_expr, similar
+from .check_expr import is_lit_expr, similar
 from .check_threads import CHANNEL_METHODS
-from .types import (ArrayT, ChannelT, ClassT, FixedT, MapT, Prim, TupleT, Type, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, U8, ANY,
-                    BF16, is_int, is_float, is_numeric, common_numeric)
+from .types import (ArrayT, ChannelT, ClassT, FixedT, MapT, TupleT, Type, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, U8, ANY, BF16,
+                    is_int, is_numeric, common_numeric)
 
 MATH1 = ("sqrt", "exp", "log", "log2", "sin", "cos", "tanh", "floor", "ceil", "round")
 

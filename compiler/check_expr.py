@@ -2,16 +2,17 @@
 from __future__ import annotations
 
 import math
-import struct
 
 from .floats import round_decimal
+from .literals import (LiteralChecker, is_lit_expr, round_f32)
+from .fstrings import FStringChecker
 
 from . import ast as A
 from . import tir as T
 from .diagnostics import Diagnostics, Span
 from .types import (ArrayT, BufferT, ChannelT, FixedT, FuncT, MapT, Prim, TupleT, Type, INT, ERR,
-                    FLOAT, F64, BOOL, CHAR, STR, VOID, NIL, ANY, PRIMS, INT_RANGE, is_int,
-                    is_float, is_numeric, widens_to, common_numeric)
+                    FLOAT, F64, BOOL, CHAR, STR, VOID, NIL, ANY, PRIMS, is_int, is_float,
+                    is_numeric, widens_to, common_numeric)
 
 ARITH = ("+", "-", "*", "/", "//", "%", "/|")
 COMPARE = ("==", "!=", "<", "<=", ">", ">=")
@@ -45,81 +46,13 @@ def similar(name: str, candidates) -> str | None:
     return best
 
 
-def is_lit_expr(e) -> bool:
-    """A numeric literal or an operation built only from numeric literals (3.3)."""
-    while isinstance(e, A.Paren):
-        e = e.expr
-    if isinstance(e, (A.IntLit, A.FloatLit)):
-        return True
-    if isinstance(e, A.Unary) and e.op in ("-", "+"):
-        return is_lit_expr(e.operand)
-    if isinstance(e, A.Binary) and e.op in ARITH + ("<<", ">>", "&", "|", "xor"):
-        return is_lit_expr(e.left) and is_lit_expr(e.right)
-    return False
-
-
-def finite_in(v: float, ty: Type) -> bool:
-    """Whether v stays finite once rounded to float type ty (3.3: else an error)."""
-    if math.isinf(v) or math.isnan(v):
-        return False
-    if ty == F64:
-        return True
-    if ty.name == "half":
-        try:
-            struct.pack("e", v)
-            return True
-        except OverflowError:
-            return False
-    if ty.name == "bf16":
-        return abs(v) < 3.3961775292304957e38       # halfway to the next power: rounds to inf
-    return not math.isinf(round_f32(v))
-
-
-def parse_spec(spec: str):
-    """`[align][0][width][.precision][type]` -> (align, zero, width, precision, type), or None
-    when malformed (10.3)."""
-    i = 0
-    align = None
-    if spec[:1] in ("<", ">"):
-        align, i = spec[0], 1
-    zero = spec[i:i + 1] == "0"
-    if zero:
-        i += 1
-    j = i
-    while j < len(spec) and spec[j].isdigit():
-        j += 1
-    width = int(spec[i:j]) if j > i else 0
-    i = j
-    prec = None
-    if spec[i:i + 1] == ".":
-        j = i + 1
-        while j < len(spec) and spec[j].isdigit():
-            j += 1
-        if j == i + 1:
-            return None
-        prec, i = int(spec[i + 1:j]), j
-    kind = None
-    if spec[i:i + 1] in ("d", "x", "f", "e"):
-        kind, i = spec[i], i + 1
-    if i != len(spec) or width > 10_000 or (prec or 0) > 1000:
-        return None
-    return align, zero, width, prec, kind
-
-
 def builtin_operand(t: Type) -> bool:
     """Types on which operators have built-in meanings (user definitions are tried first
     for all others, 6.5)."""
     return isinstance(t, Prim) and t.name != "any" or isinstance(t, (ArrayT, TupleT, FixedT))
 
 
-def round_f32(x: float) -> float:
-    try:
-        return struct.unpack("f", struct.pack("f", x))[0]
-    except OverflowError:
-        return math.copysign(math.inf, x)
-
-
-class ExprChecker:
+class ExprChecker(LiteralChecker, FStringChecker):
     def __init__(self, diags: Diagnostics) -> None:
         self.diags = diags
         self.scope = None
@@ -206,91 +139,6 @@ class ExprChecker:
     def _nargs(self, te: A.TypeName, n: int) -> None:
         if len(te.args) != n:
             self.fail(te.span, f"{te.name} takes {n} type argument{'s' if n > 1 else ''}")
-
-    def const_int(self, e) -> int | None:
-        """Value of a constant integer expression (3.3), or None."""
-        try:
-            v = self.fold(e, INT)
-        except (ZeroDivisionError, _NotConst):
-            return None
-        return v if isinstance(v, int) else None
-
-    # ------------------------------------------------------------ constant folding (3.3)
-    def fold(self, e, ty: Type):
-        """Evaluate a literal expression with its literals taking type `ty` (exact Python
-        ints for integer types, floats rounded per step for `float`)."""
-        while isinstance(e, A.Paren):
-            e = e.expr
-        if isinstance(e, A.IntLit):
-            return float(e.value) if is_float(ty) else e.value
-        if isinstance(e, A.FloatLit):
-            if not is_float(ty):
-                raise _NotConst()
-            return round_decimal(e.text, ty.name)
-        if isinstance(e, A.Unary) and e.op in ("-", "+"):
-            v = self.fold(e.operand, ty)
-            return -v if e.op == "-" else v
-        if isinstance(e, A.Binary):
-            a, b = self.fold(e.left, ty), self.fold(e.right, ty)
-            op = e.op
-            if is_float(ty):
-                if op == "+": r = a + b
-                elif op == "-": r = a - b
-                elif op == "*": r = a * b
-                elif op == "/": r = a / b if b != 0 else (math.copysign(math.inf, a) if a else math.nan)
-                else:
-                    raise _NotConst()
-                return round_f32(r) if ty != F64 else r
-            if op == "/":
-                raise _NotConst()
-            if op == "+": return a + b
-            if op == "-": return a - b
-            if op == "*": return a * b
-            if op == "//": return a // b
-            if op == "%": return a % b
-            if op == "/|": return -((-a) // b)
-            if op == "&": return a & b
-            if op == "|": return a | b
-            if op == "xor": return a ^ b
-            if op in ("<<", ">>"):
-                raise _NotConst()
-        raise _NotConst()
-
-    def literal_in(self, e, ty: Type) -> T.Expr | None:
-        """The literal expression e adapted to numeric type ty, or None if it does not fit."""
-        if not (is_numeric(ty) or ty == CHAR):
-            return None
-        try:
-            v = self.fold(e, ty)
-        except (ZeroDivisionError, _NotConst):
-            return None
-        if ty == CHAR or is_int(ty):
-            if not isinstance(v, int):
-                return None
-            lo, hi = INT_RANGE[ty.name]
-            if not lo <= v <= hi:
-                return None
-            return T.Const(ty, e.span, v)
-        if not finite_in(v, ty):
-            return None
-        return T.Const(ty, e.span, v)
-
-    def adapt_literal(self, e, ty: Type) -> T.Expr:
-        """Check literal expression e where ty is expected: adapt, or report why not."""
-        c = self.literal_in(e, ty)
-        if c is not None:
-            return c
-        try:
-            v = self.fold(e, ty)
-        except ZeroDivisionError:
-            return self.expr_plain(e)
-        except _NotConst:
-            return self.expr_plain(e)
-        if isinstance(v, int) and (is_int(ty) or ty == CHAR):
-            self.fail(e.span, f"constant {v} does not fit in {ty}")
-        if isinstance(v, float) and not finite_in(v, ty):
-            self.fail(e.span, f"float literal is not finite in {ty}")
-        return self.expr_plain(e)
 
     # ------------------------------------------------------------ conversions
     def convertible(self, src: Type, dst: Type) -> bool:
@@ -724,39 +572,6 @@ class ExprChecker:
         from .builtins import check_call
         return check_call(self, e, expected)
 
-    def ex_FStrLit(self, e: A.FStrLit, expected):
-        """f-strings (10.3): text and fields, each field with its parsed spec."""
-        args, parts = [], []
-        for p in e.parts:
-            if isinstance(p, bytes):
-                parts.append(p)
-                continue
-            x = self.expr(p.expr)
-            spec = None
-            if p.spec is not None:
-                spec = parse_spec(p.spec)
-                if spec is None:
-                    self.fail(p.span, f"malformed format spec '{p.spec}'",
-                              "a spec is [<|>][0][width][.precision][d|x|f|e]")
-                self.check_spec(spec, x.type, p)
-            args.append(x)
-            parts.append(spec)
-        return T.Builtin(STR, e.span, "fstring", args, parts)
-
-    def check_spec(self, spec, t: Type, p) -> None:
-        align, zero, width, prec, kind = spec
-        num = is_numeric(t) or t == CHAR
-        if kind in ("d", "x") and not (is_int(t) or t == CHAR):
-            self.fail(p.span, f"format '{kind}' needs an integer, got {t}")
-        if kind in ("f", "e") and not is_numeric(t):
-            self.fail(p.span, f"format '{kind}' needs a number, got {t}")
-        if kind is None and prec is not None:
-            self.fail(p.span, "a precision needs a type: write .Nf or .Ne")
-        if zero and not num:
-            self.fail(p.span, f"'0' padding is for numbers, not {t}")
-        if prec is not None and kind in ("d", "x"):
-            self.fail(p.span, f"format '{kind}' takes no precision")
-
     def ex_Fold(self, e: A.Fold, expected):
         x = self.expr(e.operand)
         if not isinstance(x.type, ArrayT) or not is_numeric(x.type.elem):
@@ -780,7 +595,3 @@ class ExprChecker:
         self.scope.pop()
         self.mark_raises()
         return T.Builtin(ArrayT(body.type), e.span, "array.mapit", [src, body], var)
-
-
-class _NotConst(Exception):
-    pass

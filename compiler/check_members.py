@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from . import ast as A
 from . import tir as T
-from .check_expr import Abandon, similar
-from .symbols import ClassDecl, ClassInfo, GenericFunc
+from .check_expr import Abandon
+from .symbols import ClassInfo, GenericFunc
 from .types import (ArrayT, BufferT, ChannelT, ClassT, FixedT, FuncT, MapT, Prim, TupleT, Type,
-                    ANY, BOOL, INT, NIL, STR, VOID, ERR, PRIMS, is_numeric)
+                    INT, NIL, VOID, ERR)
 
 
 class MemberChecker:
@@ -180,7 +180,7 @@ class MemberChecker:
                     self.fail(e.span, f"new {t}(n) takes the capacity")
                 cap = self.coerce_int(self.expr(e.args[0].value, expected=INT), e.args[0].span)
             elif e.args:
-                self.fail(e.span, f"the capacity is already given in the type")
+                self.fail(e.span, "the capacity is already given in the type")
             self.mark_raises()
             return T.Builtin(t, e.span, "chan.new", [cap])
         if isinstance(t, ClassT) and t in self.classes_by_type:

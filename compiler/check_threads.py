@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from . import ast as A
 from . import tir as T
-from .check_expr import Abandon
 from .types import ArrayT, ChannelT, Prim, Type, INT, BOOL, VOID, is_numeric
 
 CHANNEL_METHODS = ("send", "close", "terminate", "alive", "size", "sum", "print")

@@ -16,8 +16,7 @@ from .parser import BUILTIN_GENERICS
 from .check_expr import Abandon as _Abandon, ExprChecker
 from .diagnostics import Diagnostics, Span
 from .builtins import FILE_T
-from .types import (ArrayT, BufferT, ChannelT, ClassT, ERR, FixedT, MapT, FuncT, Prim, TupleT, Type, INT, STR, VOID, CHAR, PRIMS,
-                    is_numeric, is_int)
+from .types import (ArrayT, BufferT, ChannelT, ClassT, ERR, FixedT, MapT, Prim, TupleT, Type, INT, STR, VOID, CHAR, is_numeric, is_int)
 
 PHASE_LATER = {
     A.Launch: "kernel launches are not supported yet",
@@ -237,7 +236,6 @@ class Checker(DeclChecker, MemberChecker, ThreadChecker, ExprChecker):
     def construct(self, t: Type, args, span) -> T.Expr:
         """`C x(args)`: the object `new C(args)` (7.1); also `File f(path, mode)` (14.7)."""
         if t == FILE_T:
-            from .builtins import call_site
             vals = [a.value for a in args]
             if not 1 <= len(vals) <= 2 or any(a.keyword or a.split for a in args):
                 self.fail(span, "File takes a path and an optional mode: File f(path, \"r\")")

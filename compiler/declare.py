@@ -6,8 +6,7 @@ from . import ast as A
 from . import tir as T
 from .check_expr import Abandon, similar
 from .symbols import ClassDecl, ClassInfo, GenericFunc, ModScope
-from .types import (ArrayT, BufferT, ChannelT, ClassT, FixedT, FuncT, MapT, Prim, TupleT, Type,
-                    PRIMS, VOID, ERR)
+from .types import (ClassT, Prim, Type, PRIMS, VOID)
 
 MAX_INSTANTIATION_DEPTH = 64
 BUILTIN_CLASSES = ("File",)

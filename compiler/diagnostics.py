@@ -9,7 +9,7 @@ Format (LANGUAGE.md 13.1):
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 MAX_ERRORS = 20
 

@@ -5,7 +5,7 @@ import math
 import struct
 from fractions import Fraction
 
-# (pack format, bits, how to read a value from its bits) per storage type
+# struct formats (value, bits) per storage type
 _FORMATS = {"float": ("<f", "<I"), "half": ("<e", "<H")}
 
 
@@ -49,7 +49,7 @@ def round_decimal(text: str, name: str) -> float:
         return c
     b = _bits(abs(c), name)
     sign = -1.0 if d < 0 else 1.0
-    best, best_err, best_bits = c, None, None
+    best, best_err = c, None
     for nb in (b - 1, b, b + 1):
         if nb < 0:
             continue
@@ -58,7 +58,7 @@ def round_decimal(text: str, name: str) -> float:
             continue
         err = abs(Fraction(cand) - exact)
         if best_err is None or err < best_err or (err == best_err and nb % 2 == 0):
-            best, best_err, best_bits = cand, err, nb
+            best, best_err = cand, err
     return best
 
 

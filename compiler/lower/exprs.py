@@ -4,8 +4,8 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .. import tir as T
-from ..types import (ANY, ArrayT, BufferT, FixedT, MapT, Prim, TupleT, Type, INT, FLOAT, F64, BOOL, CHAR, STR, NIL,
-                     BF16, HALF, is_int, is_float, is_signed, INT_BITS)
+from ..types import (ANY, ArrayT, BufferT, FixedT, MapT, Prim, TupleT, Type, FLOAT, F64, BOOL, CHAR, STR, NIL, BF16,
+                     HALF, is_int, is_float, is_signed, INT_BITS)
 from . import runtime_abi as R
 
 UNSIGNED = ("u8", "char")

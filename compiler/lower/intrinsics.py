@@ -4,7 +4,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .. import tir as T
-from ..types import ArrayT, Prim, INT, FLOAT, F64, is_int, is_float, is_signed
+from ..types import ArrayT, Prim, INT, F64, is_int, is_float, is_signed
 from . import runtime_abi as R
 from .exprs import ll_float_name
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .. import tir as T
-from ..types import MapT, TupleT, BOOL
+from ..types import MapT, BOOL
 from . import runtime_abi as R
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .. import tir as T
-from ..types import ArrayT, ChannelT, ClassT, FuncT, MapT, Prim, Type, ANY
+from ..types import ArrayT, ChannelT, ClassT, FuncT, MapT, Prim, Type
 from . import runtime_abi as R
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .. import tir as T
-from ..types import ArrayT, ChannelT, FixedT, MapT, TupleT, STR, CHAR
+from ..types import ArrayT, ChannelT, FixedT, MapT, TupleT, STR
 from . import runtime_abi as R
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .. import tir as T
-from ..types import ChannelT, INT
+from ..types import ChannelT
 from . import runtime_abi as R
 
 FINISH_SIZE = 64          # NV_FINISH_SIZE in neve_rt.h
