@@ -11,6 +11,18 @@ from . import runtime_abi as R
 UNSIGNED = ("u8", "char")
 
 
+def flatten_strcat(e: T.StrCat) -> list:
+    """The texts of nested concatenations and str(x) conversions, in order."""
+    out, stack = [], [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, T.StrCat):
+            stack.extend(reversed(x.parts))
+        else:
+            out.append(x)
+    return out
+
+
 def ll_float_name(t: ir.Type) -> str:
     return {"float": "f32", "double": "f64", "half": "f16"}[str(t)]
 
@@ -298,12 +310,13 @@ class ExprLowering:
 
     # ------------------------------------------------------------ strings
     def ex_StrCat(self, e: T.StrCat) -> ir.Value:
-        if len(e.parts) == 2 and all(p.type == STR for p in e.parts):
-            return self.rt("nv_str_concat", self.expr(e.parts[0]), self.expr(e.parts[1]))
-        if len(e.parts) == 1 and e.parts[0].type == STR:
-            return self.expr(e.parts[0])
-        buf = self.new_buf()
-        for p in e.parts:
+        parts = flatten_strcat(e)
+        if len(parts) == 2 and all(p.type == STR for p in parts):
+            return self.rt("nv_str_concat", self.expr(parts[0]), self.expr(parts[1]))
+        if len(parts) == 1 and parts[0].type == STR:
+            return self.expr(parts[0])
+        buf = self.new_buf()              # one buffer and one allocation for the whole text
+        for p in parts:
             self.fmt(buf, self.expr(p), p.type)
         return self.rt("nv_buf_to_str", buf)
 
