@@ -23,9 +23,8 @@ from programs_runner import PROGRAMS_DIR, Program, discover, parse_program  # no
 
 MIN_RUN_PROGRAMS = 3
 
-# In scope for this suite. 3.4 counts for its str, array, map, any, tuple and T[N] parts (not
-# channels or buffers); 5.3 for arrays, strings and maps (not channels); threads, channels, C
-# interop and kernels (9, 11, 12, 14.8, 14.9) are not tested here yet.
+# In scope for this suite. 3.4 counts for its str, array, map, any, tuple, T[N] and channel parts
+# (not buffers); C interop and kernels (11, 12, 14.8, 14.9) are not tested here yet.
 IN_SCOPE_SUBSECTIONS = [
     "2.1", "2.2", "2.3", "2.4",
     "3.1", "3.2", "3.3", "3.4", "3.5",
@@ -34,6 +33,7 @@ IN_SCOPE_SUBSECTIONS = [
     "6.1", "6.2", "6.3", "6.4", "6.5",
     "7.1", "7.2", "7.3", "7.4",
     "8",
+    "9.1", "9.2", "9.3", "9.4", "9.5", "9.6", "9.7",
     "10.1", "10.2", "10.3",
     "13.1", "13.2", "13.3",
     "14.1", "14.2", "14.3", "14.4", "14.5", "14.6", "14.7",
@@ -56,6 +56,10 @@ COMPILE_MESSAGES = [
     "generic instantiation too deep",
     "no member 'withdraw' in Account",
     "'my_nv_file' is ambiguous: two imports bind it",
+    "cannot assign to captured variable 'n' inside a thread",
+    "split arguments are only allowed in asyncs calls",
+    "cannot send str on channel<int>",
+    "a thread body cannot return a value",
     # The unresolved-import error of 8 names absolute paths; s08_modules/app_unresolved checks its
     # location and hint only.
 ]
@@ -79,6 +83,12 @@ RUNTIME_MESSAGES = [
     "called nil Function",
     "global initialization cycle: $A -> $B -> $A",
     'cannot open file "/neve_test_surely_missing_dir/none.txt"',
+    "send on closed channel",
+    "send on nil channel",
+    "receive on nil channel",
+    "asyncs with negative count -1",
+    "lock on nil object",
+    "deadlock: all threads are blocked",
 ]
 
 # The spec gives no location for these: the message alone must be matched.
