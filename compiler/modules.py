@@ -64,24 +64,26 @@ def package_entry(pkg: Path) -> Path:
     return root / "include.nv"
 
 
-def installed_package(name: str) -> Path | None:
-    """An installed package `name` (8 (c)): the most recently installed version."""
+def installed_package(name: str, root: Path | None = None) -> Path | None:
+    """An installed package `name` (8 (c)): the version the lock of the package holding the
+    program's root file `root` records, else the most recently installed version."""
     try:
         from nsm.registry.installed import locate
     except ImportError:
         return None
-    return locate(name)
+    return locate(name, root)
 
 
-def candidates(importer: Path, parts: tuple[str, ...]) -> list[Path]:
-    """Where `import a/b/c` may be found, in search order (8)."""
+def candidates(importer: Path, parts: tuple[str, ...], root: Path | None = None) -> list[Path]:
+    """Where `import a/b/c` may be found, in search order (8); `root` is the program's root
+    file (its package's lock picks installed versions)."""
     rel = Path(*parts).with_suffix(".nv")
     out = [importer.parent / rel]
     pkg = package_root(importer)
     if pkg is not None:
         out.append(module_root(pkg) / rel)
     head, rest = parts[0], parts[1:]
-    inst = installed_package(head)
+    inst = installed_package(head, root)
     for root in ([inst] if inst else []) + [bundled_root() / b for b in BUNDLED if b == head]:
         if rest:
             out.append(module_root(root) / Path(*rest).with_suffix(".nv"))
@@ -107,12 +109,14 @@ class Loader:
         self.by_file: dict[Path, Module] = {}
         self.order: list[Module] = []
         self.root_dir = Path.cwd()
+        self.root_file: Path | None = None
         self.std: Module | None = None
 
     def load_root(self, path: str, source: str) -> Module:
         """Load the program: the standard library's Neve part first, then the root file and
         everything it imports."""
         self.root_dir = Path(path).resolve().parent
+        self.root_file = Path(path).resolve()
         std_entry = package_entry(bundled_root() / "std")
         if std_entry.resolve() != Path(path).resolve():
             self.std = self._load(std_entry, str(std_entry))
@@ -167,7 +171,7 @@ class Loader:
                 mod.from_imports.append((item, target))
 
     def _find(self, importer: Path, item) -> Module | None:
-        tried = candidates(importer, item.path)
+        tried = candidates(importer, item.path, self.root_file)
         for c in tried:
             if c.is_file():
                 shown = os.path.relpath(c) if not os.path.isabs(str(c)) or \

@@ -85,6 +85,175 @@ def check(file: str) -> None:
         sys.exit(res.exit_code or 1)
 
 
+# ---- packages: thin wrappers over nsm.install (resolution, fetching and installing live there)
+
+def _fail(e) -> None:
+    sys.stderr.write(e.render())
+    sys.exit(1)
+
+
+def _context(global_: bool = False):
+    from pathlib import Path
+    from .install.context import find
+    return find(Path.cwd(), global_)
+
+
+def _report(out, verb: str = "installed") -> None:
+    for note in out.notes:
+        click.echo(note, err=True)
+    for p in out.installed:
+        click.echo(f"{verb} {p.name} {p.version} ({p.commit[:12]})")
+    if out.reused:
+        click.echo(f"{len(out.reused)} package(s) already installed")
+    for r in out.removed:
+        click.echo(f"removed {r}")
+
+
+verbose_option = click.option("-v", "--verbose", is_flag=True, help="Print every step.")
+
+
+@cli.command()
+@click.argument("name")
+def new(name: str) -> None:
+    """Create package NAME: neve.toml, src/, tests/, README.md, .gitignore."""
+    from pathlib import Path
+    from .errors import NsmError
+    from .scaffold import new_package
+    try:
+        root = new_package(Path.cwd(), name)
+    except NsmError as e:
+        _fail(e)
+    click.echo(f"created package {name} in {root}")
+
+
+@cli.command()
+@click.argument("packages", nargs=-1)
+@click.option("--locked", is_flag=True, help="Install exactly what neve.lock records; refuse drift.")
+@click.option("--offline", is_flag=True, help="Use only the git mirrors already in the cache.")
+@click.option("--global", "global_", is_flag=True, help="Use $NEVE_HOME/neve.lock even in a package.")
+@verbose_option
+def install(packages: tuple[str, ...], locked: bool, offline: bool, global_: bool,
+            verbose: bool) -> None:
+    """Install PACKAGES (user/pkg or user/pkg@ref) and their dependencies.
+
+    Inside a package, they are added to its neve.toml and locked in its neve.lock; without
+    PACKAGES, the manifest's dependencies are installed. Outside a package the choice is
+    recorded in $NEVE_HOME/neve.lock, which scripts use."""
+    _install(packages, None, locked, offline, global_, verbose)
+
+
+def _install(packages, version, locked, offline, global_, verbose) -> None:
+    from .errors import NsmError
+    from .install import ops
+    from .progress import Progress
+    from .registry.names import parse_spec
+    try:
+        specs = [parse_spec(p) for p in packages]
+        ctx = _context(global_)
+        with Progress(verbose) as progress:
+            out = ops.install(ctx, specs, version=version, locked=locked, offline=offline,
+                              progress=progress)
+    except NsmError as e:
+        _fail(e)
+    _report(out)
+
+
+@cli.command()
+@click.argument("package")
+@click.option("--version", "version", help="Version constraint, e.g. '^1.2' (default: ^latest).")
+@click.option("--offline", is_flag=True, help="Use only the git mirrors already in the cache.")
+@verbose_option
+def add(package: str, version: str | None, offline: bool, verbose: bool) -> None:
+    """Add PACKAGE (user/pkg[@ref]) to this package's neve.toml, lock and install it."""
+    from .errors import NsmError
+    if version is not None:
+        from .resolver.version import parse_constraint
+        try:
+            parse_constraint(version)
+            if _context().manifest is None:
+                raise NsmError("nsm add needs a package (a folder with neve.toml)",
+                               "run it inside a package, or use nsm install outside one")
+        except NsmError as e:
+            _fail(e)
+    elif _safe_context_is_global():
+        _fail(NsmError("nsm add needs a package (a folder with neve.toml)",
+                       "run it inside a package, or use nsm install outside one"))
+    _install((package,), version, False, offline, False, verbose)
+
+
+def _safe_context_is_global() -> bool:
+    from pathlib import Path
+    from .manifest import find_package_root
+    return find_package_root(Path.cwd()) is None
+
+
+@cli.command()
+@click.argument("names", nargs=-1)
+@click.option("--offline", is_flag=True, help="Use only the git mirrors already in the cache.")
+@click.option("--global", "global_", is_flag=True, help="Update $NEVE_HOME/neve.lock.")
+@verbose_option
+def update(names: tuple[str, ...], offline: bool, global_: bool, verbose: bool) -> None:
+    """Re-resolve within the constraints (only NAMES when given) and rewrite the lock."""
+    from .errors import NsmError
+    from .install import ops
+    from .progress import Progress
+    try:
+        ctx = _context(global_)
+        with Progress(verbose) as progress:
+            out = ops.update(ctx, list(names), offline=offline, progress=progress)
+    except NsmError as e:
+        _fail(e)
+    _report(out)
+    if not out.installed:
+        click.echo("lock up to date")
+
+
+@cli.command()
+@click.argument("package")
+@click.option("--global", "global_", is_flag=True, help="Use $NEVE_HOME/neve.lock even in a package.")
+def remove(package: str, global_: bool) -> None:
+    """Remove PACKAGE ([user/]pkg, or pkg@version outside a package) and nothing else."""
+    from .errors import NsmError
+    from .install import ops
+    from .registry.names import parse_spec
+    try:
+        spec = parse_spec(package, need_user=False)
+        out = ops.remove(_context(global_), spec)
+    except NsmError as e:
+        _fail(e)
+    click.echo(f"removed {spec.pkg}")
+    _report(out)
+
+
+@cli.command(name="list")
+@click.option("--global", "global_", is_flag=True, help="List $NEVE_HOME's packages.")
+def list_(global_: bool) -> None:
+    """Installed packages: name, version, commit, source."""
+    from .errors import NsmError
+    from .install.show import list_rows
+    try:
+        rows = list_rows(_context(global_))
+    except NsmError as e:
+        _fail(e)
+    if not rows:
+        click.echo("no packages installed")
+    for name, version, commit, source, state in rows:
+        click.echo(f"{name:<20} {version:<12} {commit}  {source}  {state}".rstrip())
+
+
+@cli.command()
+@click.option("--global", "global_", is_flag=True, help="Show $NEVE_HOME/neve.lock's tree.")
+def tree(global_: bool) -> None:
+    """The dependency tree, as locked."""
+    from .errors import NsmError
+    from .install.show import tree_lines
+    try:
+        lines = tree_lines(_context(global_))
+    except NsmError as e:
+        _fail(e)
+    click.echo("\n".join(lines))
+
+
 def main() -> None:
     cli(prog_name="nsm")
 

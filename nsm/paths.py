@@ -44,3 +44,34 @@ def runtime_src_dir() -> Path:
 
 def bundled_packages_dir() -> Path:
     return toolchain_root() / "packages"
+
+
+def git_cache_dir() -> Path:
+    """Bare git mirrors of package sources, one per URL."""
+    return cache_dir() / "git"
+
+
+def locks_dir() -> Path:
+    """OS file locks (released by the OS when their process dies)."""
+    return cache_dir() / "locks"
+
+
+def staging_dir() -> Path:
+    """Installs in progress; inside lib/ so the final rename stays on one filesystem."""
+    return lib_dir() / ".staging"
+
+
+def installed_package_dir(name: str, version: str) -> Path:
+    """Where version `version` of package `name` is installed: lib/<name>@<version>/."""
+    return lib_dir() / f"{name}@{version}"
+
+
+def global_lock_file() -> Path:
+    """The lock of packages installed outside any package (used by scripts)."""
+    return neve_home() / "neve.lock"
+
+
+def config_file() -> Path:
+    """nsm's configuration: $NSM_CONFIG, else $NEVE_HOME/config.toml."""
+    env = os.environ.get("NSM_CONFIG")
+    return Path(env).expanduser() if env else neve_home() / "config.toml"

@@ -1,0 +1,42 @@
+"""Where an operation applies: inside a package (its neve.toml and the neve.lock beside it)
+or outside any package ($NEVE_HOME/neve.lock, shared by scripts)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from filelock import FileLock
+
+from .. import lock as lockfile
+from .. import manifest, paths
+from ..manifest import Manifest
+
+
+@dataclass
+class Context:
+    """The package being worked on (None outside a package) and its lock file."""
+    manifest: Manifest | None
+    lock_path: Path
+
+    @property
+    def in_package(self) -> bool:
+        return self.manifest is not None
+
+    def read_lock(self) -> lockfile.Lock:
+        """The current lock (empty if none)."""
+        return lockfile.read(self.lock_path)
+
+    def guard(self) -> FileLock:
+        """The OS lock serializing writers of this context's lock file."""
+        import hashlib
+        paths.locks_dir().mkdir(parents=True, exist_ok=True)
+        key = hashlib.sha256(str(self.lock_path).encode()).hexdigest()[:16]
+        return FileLock(str(paths.locks_dir() / f"lockfile-{key}.lock"))
+
+
+def find(cwd: Path, global_: bool = False) -> Context:
+    """The context for a command run in `cwd` (`global_` forces the global lock)."""
+    root = None if global_ else manifest.find_package_root(cwd)
+    if root is None:
+        return Context(None, paths.global_lock_file())
+    return Context(manifest.load(root), root / lockfile.LOCK)

@@ -1,0 +1,226 @@
+"""The operations behind `nsm install | add | update | remove`: resolve (or take the lock),
+install every package, then write the lock (and the manifest) only once all succeeded."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from .. import lock as lockfile
+from ..errors import NsmError
+from ..lock import Lock, LockedPackage
+from ..manifest import Dependency, set_dependency
+from ..registry.names import PackageSpec
+from ..resolver import Resolution, resolve
+from ..resolver.version import parse_tag, show
+from . import store
+from .context import Context
+from .gitindex import GitIndex, requirement
+
+
+@dataclass
+class Outcome:
+    """What an operation did: packages installed now, packages already present, notes."""
+    installed: list[LockedPackage] = field(default_factory=list)
+    reused: list[LockedPackage] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def spec_dependency(spec: PackageSpec, version: str | None = None) -> Dependency:
+    """The manifest dependency for `user/pkg[@ref]` (a version-like ref is a tag)."""
+    ref = spec.ref
+    if ref and parse_tag(ref) is not None:
+        return Dependency(spec.pkg, git=spec.repo, tag=ref, version=version)
+    return Dependency(spec.pkg, git=spec.repo, rev=ref, version=version)
+
+
+def _roots(ctx: Context, lock: Lock) -> dict[str, Dependency]:
+    return dict(ctx.manifest.dependencies) if ctx.in_package else dict(lock.roots)
+
+
+def _check_moved(res: Resolution, lock: Lock) -> None:
+    for name, c in res.packages.items():
+        old = lock.packages.get(name)
+        if old and old.source == c.source and old.version == show(c.version) and \
+                old.ref == c.ref and old.commit != c.commit:
+            raise NsmError(f"{name} {old.version}: tag '{c.ref}' now points to {c.commit[:12]}, "
+                           f"but the lock records {old.commit[:12]}",
+                           f"a moved tag is not followed; run `nsm update {name}` to accept it")
+
+
+def _materialize(res: Resolution, lock: Lock, index: GitIndex, progress, out: Outcome,
+                 check_hash: bool) -> dict[str, LockedPackage]:
+    """Install every resolved package; the lock entries describing them."""
+    entries = {}
+    for name in sorted(res.packages):
+        c = res.packages[name]
+        version = show(c.version)
+        old = lock.packages.get(name)
+        expected = old.hash if check_hash and old and old.commit == c.commit else ""
+        progress.step(f"installing {name} {version}")
+        got = store.install(name, version, c.commit, expected, index.mirror(name, c.source),
+                            c.source, progress.detail)
+        lp = LockedPackage(name, version, c.source, c.commit, got.tree, got.hash, c.ref,
+                           res.dependencies.get(name, ()))
+        (out.installed if got.fresh else out.reused).append(lp)
+        entries[name] = lp
+        if index.native.get((name, c.commit)):
+            out.notes.append(f"note: {name} {version} has native code; it is installed as source "
+                             "and its native part is not built yet (nsm build will build it)")
+    return entries
+
+
+def _resolve(roots: dict[str, Dependency], index: GitIndex, prefer: dict[str, str], progress):
+    progress.step("resolving dependencies")
+    return resolve([requirement(d) for _, d in sorted(roots.items())], index, prefer)
+
+
+def install(ctx: Context, specs: list[PackageSpec], *, version: str | None = None,
+            locked: bool = False, offline: bool = False, progress) -> Outcome:
+    """`nsm install [user/pkg[@ref]...]` (and `nsm add`): with specs, add them to the package's
+    manifest (or the global roots) and install; without, install what the manifest (or the
+    global lock) asks for, keeping locked versions. `locked` installs the lock exactly and
+    refuses any drift."""
+    out = Outcome()
+    index = GitIndex(offline, progress.step)
+    with ctx.guard():
+        lock = ctx.read_lock()
+        if locked:
+            if specs:
+                raise NsmError("--locked installs the lock as it is; it takes no package names")
+            _install_locked(ctx, lock, index, progress, out)
+            return out
+        roots = _roots(ctx, lock)
+        new = {s.pkg: spec_dependency(s, version) for s in specs}
+        for name, dep in new.items():
+            if name in roots and ctx.in_package and roots[name].git != dep.git:
+                raise NsmError(f"{ctx.manifest.path}: '{name}' already comes from "
+                               f"{roots[name].git}, not {dep.git}")
+        if ctx.in_package:
+            roots.update(new)
+            targets = roots
+        else:
+            targets = new or roots
+        prefer = {n: p.commit for n, p in lock.packages.items() if n not in new}
+        res = _resolve(targets, index, prefer, progress)
+        _check_moved(res, lock)
+        entries = _materialize(res, lock, index, progress, out, check_hash=True)
+        for name, dep in new.items():           # record ^version for a bare `add user/pkg`
+            if dep.version is None and dep.ref is None:
+                new[name] = dataclasses.replace(dep, version=f"^{entries[name].version}")
+        if ctx.in_package:
+            lock = Lock(entries)
+        else:
+            lock.packages.update(entries)
+            lock.roots.update(new)
+        lockfile.write(ctx.lock_path, lock)
+        if ctx.in_package:
+            for name, dep in new.items():
+                set_dependency(ctx.manifest.root, dep, name)
+    return out
+
+
+def _install_locked(ctx: Context, lock: Lock, index: GitIndex, progress, out: Outcome) -> None:
+    roots = _roots(ctx, lock)
+    where = ctx.lock_path
+    for name, dep in sorted(roots.items()):
+        p = lock.packages.get(name)
+        req = requirement(dep)
+        why = None
+        if p is None:
+            why = f"the manifest needs {name} but the lock has no entry for it"
+        elif p.source != req.source:
+            why = f"the manifest takes {name} from {req.source}, the lock from {p.source}"
+        elif req.ref and req.ref not in (p.ref, p.commit):
+            why = f"the manifest asks {name} @{req.ref}, the lock has @{p.ref}"
+        elif not req.ref and not req.constraint.allows(parse_tag(p.version)):
+            why = f"the manifest asks {name} {req.constraint}, the lock has {p.version}"
+        if why:
+            raise NsmError(f"{where} disagrees with the manifest: {why}",
+                           "run `nsm install` without --locked to update the lock")
+    for name, p in sorted(lock.packages.items()):
+        mirror = index.mirror(name, p.source)
+        if p.ref and not index.offline:
+            now = mirror.resolve(p.ref)
+            if now != p.commit:
+                raise NsmError(f"{name} {p.version}: '{p.ref}' now points to {now[:12]}, but the "
+                               f"lock records {p.commit[:12]}",
+                               "a moved tag is not followed; `nsm update` accepts it")
+        if not mirror.has_commit(p.commit):
+            raise NsmError(f"{name}: commit {p.commit[:12]} recorded in {where} is not in "
+                           f"{p.source}")
+        progress.step(f"installing {name} {p.version}")
+        got = store.install(name, p.version, p.commit, p.hash, mirror, p.source, progress.detail)
+        (out.installed if got.fresh else out.reused).append(p)
+
+
+def update(ctx: Context, names: list[str], *, offline: bool = False, progress) -> Outcome:
+    """`nsm update [name...]`: re-resolve within the constraints (only `names` may move when
+    given; moved tags are accepted) and rewrite the lock."""
+    out = Outcome()
+    index = GitIndex(offline, progress.step)
+    with ctx.guard():
+        lock = ctx.read_lock()
+        roots = _roots(ctx, lock)
+        for n in names:
+            if n not in lock.packages and n not in roots:
+                raise NsmError(f"'{n}' is not in {ctx.lock_path}")
+        prefer = {n: p.commit for n, p in lock.packages.items() if names and n not in names}
+        if ctx.in_package:
+            res = _resolve(roots, index, prefer, progress)
+            lock = Lock(_materialize(res, lock, index, progress, out, check_hash=False))
+        else:
+            for n, dep in sorted(roots.items()):
+                if names and n not in names:
+                    continue
+                res = _resolve({n: dep}, index, prefer, progress)
+                lock.packages.update(_materialize(res, lock, index, progress, out, False))
+        lockfile.write(ctx.lock_path, lock)
+    return out
+
+
+def remove(ctx: Context, spec: PackageSpec) -> Outcome:
+    """`nsm remove [user/]pkg[@version]`: in a package, drop it from the manifest and the lock
+    (with locked packages nothing else needs); outside, drop it from the global lock and delete
+    its folders under lib/ (only that version when given). Nothing else is touched."""
+    out = Outcome()
+    name = spec.pkg
+    with ctx.guard():
+        lock = ctx.read_lock()
+        roots = _roots(ctx, lock)
+        if ctx.in_package:
+            if name not in roots:
+                raise NsmError(f"{ctx.manifest.path} has no dependency '{name}'")
+            del roots[name]
+            keep = _reachable(roots, lock)
+            out.removed = sorted(n for n in lock.packages if n not in keep)
+            lock = Lock({n: p for n, p in lock.packages.items() if n in keep})
+            lockfile.write(ctx.lock_path, lock)
+            set_dependency(ctx.manifest.root, None, name)
+            return out
+        versions = [spec.ref] if spec.ref else store.installed_versions(name)
+        if name not in lock.packages and not versions:
+            raise NsmError(f"package '{name}' is not installed")
+        locked = lock.packages.get(name)
+        if locked and (not spec.ref or spec.ref == locked.version):
+            del lock.packages[name]
+            lock.roots.pop(name, None)
+            lockfile.write(ctx.lock_path, lock)
+        for v in versions:
+            if store.remove(name, v):
+                out.removed.append(f"{name}@{v}")
+        if spec.ref and not out.removed:
+            raise NsmError(f"{name}@{spec.ref} is not installed")
+    return out
+
+
+def _reachable(roots: dict[str, Dependency], lock: Lock) -> set[str]:
+    seen: set[str] = set()
+    todo = [n for n in roots if n in lock.packages]
+    while todo:
+        n = todo.pop()
+        if n not in seen:
+            seen.add(n)
+            todo += [d for d in lock.packages[n].dependencies if d in lock.packages]
+    return seen
+
