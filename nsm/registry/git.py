@@ -105,15 +105,17 @@ class Mirror:
 
     def tree_sha(self, commit: str) -> str:
         """The git tree hash of `commit`."""
-        return self.repo.commit(commit).tree.hexsha
+        return self.repo.git.rev_parse("--verify", f"{commit}^{{tree}}")
 
     def read_file(self, commit: str, path: str) -> bytes | None:
         """The bytes of `path` at `commit`, or None if it is not a file there."""
+        # git itself, not gitpython's tree parser (which refuses hostile trees before we can
+        # explain what is wrong with them).
         try:
-            obj = self.repo.commit(commit).tree / path
-        except KeyError:
+            return self.repo.git.cat_file("blob", f"{commit}:{path}", stdout_as_string=False,
+                                          strip_newline_in_stdout=False)
+        except git.GitCommandError:
             return None
-        return obj.data_stream.read() if obj.type == "blob" else None
 
     def entries(self, commit: str) -> list[TreeEntry]:
         """Every non-tree entry of `commit`'s tree, recursively, as git stores it (unchecked)."""
