@@ -42,6 +42,22 @@ class GitIndex:
             self.mirrors[source] = m
         return m
 
+    def prefetch(self, sources: dict[str, str], workers: int = 8) -> None:
+        """Sync the mirrors of `sources` (name -> URL) in parallel (git does the waiting)."""
+        from concurrent.futures import ThreadPoolExecutor
+        todo = {u: n for n, u in sources.items() if u not in self.mirrors}
+        if len(todo) < 2:
+            return
+        with ThreadPoolExecutor(min(workers, len(todo))) as pool:
+            futures = {u: pool.submit(self._sync, n, u) for u, n in todo.items()}
+        for u, f in futures.items():
+            self.mirrors[u] = f.result()
+
+    def _sync(self, name: str, source: str) -> Mirror:
+        m = Mirror(source, name)
+        m.sync(self.offline)
+        return m
+
     def candidates(self, name: str, source: str) -> list[Candidate]:
         """One candidate per version tag (`v1.2.0` preferred over `1.2.0` for one version)."""
         key = (name, source)

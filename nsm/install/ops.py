@@ -102,6 +102,8 @@ def install(ctx: Context, specs: list[PackageSpec], *, version: str | None = Non
         else:
             targets = new or roots
         prefer = {n: p.commit for n, p in lock.packages.items() if n not in new}
+        progress.step("fetching")
+        index.prefetch({n: p.source for n, p in lock.packages.items()})
         res = _resolve(targets, index, prefer, progress)
         _check_moved(res, lock)
         entries = _materialize(res, lock, index, progress, out, check_hash=True)
@@ -138,6 +140,7 @@ def _install_locked(ctx: Context, lock: Lock, index: GitIndex, progress, out: Ou
         if why:
             raise NsmError(f"{where} disagrees with the manifest: {why}",
                            "run `nsm install` without --locked to update the lock")
+    index.prefetch({n: p.source for n, p in lock.packages.items()})
     for name, p in sorted(lock.packages.items()):
         mirror = index.mirror(name, p.source)
         if p.ref and not index.offline:
@@ -166,6 +169,7 @@ def update(ctx: Context, names: list[str], *, offline: bool = False, progress) -
             if n not in lock.packages and n not in roots:
                 raise NsmError(f"'{n}' is not in {ctx.lock_path}")
         prefer = {n: p.commit for n, p in lock.packages.items() if names and n not in names}
+        index.prefetch({n: p.source for n, p in lock.packages.items()})
         if ctx.in_package:
             res = _resolve(roots, index, prefer, progress)
             lock = Lock(_materialize(res, lock, index, progress, out, check_hash=False))
