@@ -19,9 +19,12 @@
 // retries with a short spin-then-yield backoff, then queues itself in the channel's send or
 // receive wait queue (under the channel mutex), re-checks, counts as waiting for the deadlock
 // detector (9.6) and parks (thread/sync.h). After every successful send (receive), the sender
-// (receiver) looks at the number of parked receivers (senders) after a full fence -- the
-// waiter increments it before its re-check, so one of the two always sees the other -- and, if
-// there are any, takes the mutex, dequeues the first, marks it running and wakes it. Each item
+// (receiver) reads the number of parked receivers (senders); the waiter increments it before
+// its re-check. Sequence words, head/tail loads and these counters use seq_cst operations (no
+// fences, which ThreadSanitizer cannot model), so in their single total order one of the two
+// always sees the other: either the waker finds the waiter, or the waiter's re-check finds the
+// item or slot. If there are waiters, it takes the mutex, dequeues the first, marks it running
+// and wakes it. Each item
 // wakes at most one receiver and each freed slot one sender; a woken thread that loses the race
 // for the item or slot queues again. close and sum wake everyone concerned.
 //
@@ -49,10 +52,15 @@ struct Slot {
     char* data() { return reinterpret_cast<char*>(this) + sizeof(Slot); }
 };
 
-// Spin with exponentially more pauses, then yield (crossbeam's Backoff limits).
+// Spin with exponentially more pauses (1 + 2 + 4, about 0.2 us on the machines measured), then
+// yield the processor (up to 12 times) before parking. A short spin and early yields serve
+// both cases: with a free core for each thread, sched_yield returns at once and acts as a
+// longer spin; with more threads than cores (or a partner on the same core) the thread we wait
+// for gets to run. Longer pause spins (crossbeam's 1..64) cost 3x on one core
+// (bench/concurrency/README.md).
 struct Backoff {
     unsigned step = 0;
-    static constexpr unsigned kSpin = 6, kYield = 10;
+    static constexpr unsigned kSpin = 2, kYield = 14;
     void spin() {
         unsigned n = 1u << (step < kSpin ? step : kSpin);
         for (unsigned i = 0; i < n; i++) rt_cpu_relax();
@@ -104,20 +112,19 @@ int try_push(NvChan* c, const void* item) {
     for (;;) {
         if (pos & kClosed) return -1;
         Slot* s = slot(c, pos);
-        uint64_t seq = s->seq.load(std::memory_order_acquire);
+        uint64_t seq = s->seq.load(std::memory_order_seq_cst);
         int64_t dif = (int64_t)(seq - 2 * pos);
         if (dif == 0) {
             if (c->tail.compare_exchange_weak(pos, pos + 1, std::memory_order_seq_cst,
                                               std::memory_order_relaxed)) {
                 memcpy(s->data(), item, (size_t)c->isize);
-                s->seq.store(2 * pos + 1, std::memory_order_release);
+                s->seq.store(2 * pos + 1, std::memory_order_seq_cst);
                 return 1;
             }
         } else if (dif < 0) {
             // The slot still holds the item of position pos - cap (or its receiver is copying
             // it out): full if head is a whole lap behind.
-            std::atomic_thread_fence(std::memory_order_seq_cst);
-            uint64_t h = c->head.load(std::memory_order_relaxed);
+            uint64_t h = c->head.load(std::memory_order_seq_cst);
             if (h + (uint64_t)c->cap == pos) return 0;
             b.snooze();
             pos = c->tail.load(std::memory_order_relaxed);
@@ -133,7 +140,7 @@ int try_pop(NvChan* c, void* out) {
     uint64_t pos = c->head.load(std::memory_order_relaxed);
     for (;;) {
         Slot* s = slot(c, pos);
-        uint64_t seq = s->seq.load(std::memory_order_acquire);
+        uint64_t seq = s->seq.load(std::memory_order_seq_cst);
         int64_t dif = (int64_t)(seq - (2 * pos + 1));
         if (dif == 0) {
             if (c->head.compare_exchange_weak(pos, pos + 1, std::memory_order_seq_cst,
@@ -141,13 +148,12 @@ int try_pop(NvChan* c, void* out) {
                 memcpy(out, s->data(), (size_t)c->isize);
                 // a received reference must not stay reachable through the ring
                 if (c->elem->has_ptrs) memset(s->data(), 0, (size_t)c->isize);
-                s->seq.store(2 * (pos + (uint64_t)c->cap), std::memory_order_release);
+                s->seq.store(2 * (pos + (uint64_t)c->cap), std::memory_order_seq_cst);
                 return 1;
             }
         } else if (dif < 0) {
             // Nothing at pos yet: empty unless a sender has claimed pos and is copying.
-            std::atomic_thread_fence(std::memory_order_seq_cst);
-            uint64_t t = c->tail.load(std::memory_order_relaxed);
+            uint64_t t = c->tail.load(std::memory_order_seq_cst);
             if ((t & ~kClosed) == pos) return (t & kClosed) ? -1 : 0;
             b.snooze();
             pos = c->head.load(std::memory_order_relaxed);
@@ -175,13 +181,11 @@ void wake_one(NvChan* c, std::atomic<int32_t>& n, RtWaitQ& q) {
 }
 
 inline void notify_receivers(NvChan* c) {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (c->nrecv.load(std::memory_order_relaxed) > 0) wake_one(c, c->nrecv, c->recvq);
+    if (c->nrecv.load(std::memory_order_seq_cst) > 0) wake_one(c, c->nrecv, c->recvq);
 }
 
 inline void notify_senders(NvChan* c) {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (c->nsend.load(std::memory_order_relaxed) > 0) wake_one(c, c->nsend, c->sendq);
+    if (c->nsend.load(std::memory_order_seq_cst) > 0) wake_one(c, c->nsend, c->sendq);
 }
 
 // Under c->mu: release every waiter of q.
@@ -213,16 +217,13 @@ int send(NvChan* c, const void* item) {
         pthread_mutex_lock(&c->mu);
         c->sendq.push(&w);
         c->nsend.fetch_add(1, std::memory_order_seq_cst);
-        std::atomic_thread_fence(std::memory_order_seq_cst);
         r = try_push(c, item);
         if (r != 0) {
             c->sendq.remove(&w);
             c->nsend.fetch_sub(1, std::memory_order_relaxed);
             RtThread* t = nullptr;
-            if (r > 0) {
-                std::atomic_thread_fence(std::memory_order_seq_cst);
-                if (c->nrecv.load(std::memory_order_relaxed) > 0) t = take_one(c->nrecv, c->recvq);
-            }
+            if (r > 0 && c->nrecv.load(std::memory_order_seq_cst) > 0)
+                t = take_one(c->nrecv, c->recvq);
             pthread_mutex_unlock(&c->mu);
             if (t) rt_unpark_finish(t);
             return r > 0;
@@ -254,16 +255,13 @@ int recv(NvChan* c, void* out) {
         pthread_mutex_lock(&c->mu);
         c->recvq.push(&w);
         c->nrecv.fetch_add(1, std::memory_order_seq_cst);
-        std::atomic_thread_fence(std::memory_order_seq_cst);
         r = try_pop(c, out);
         if (r != 0) {
             c->recvq.remove(&w);
             c->nrecv.fetch_sub(1, std::memory_order_relaxed);
             RtThread* t = nullptr;
-            if (r > 0) {
-                std::atomic_thread_fence(std::memory_order_seq_cst);
-                if (c->nsend.load(std::memory_order_relaxed) > 0) t = take_one(c->nsend, c->sendq);
-            }
+            if (r > 0 && c->nsend.load(std::memory_order_seq_cst) > 0)
+                t = take_one(c->nsend, c->sendq);
             pthread_mutex_unlock(&c->mu);
             if (t) rt_unpark_finish(t);
             return r > 0;
@@ -434,7 +432,7 @@ void nv_chan_sum(NvChan* c, void* out) {
             Slot* s = slot(c, pos);
             Backoff b;
             for (;;) {
-                uint64_t seq = s->seq.load(std::memory_order_acquire);
+                uint64_t seq = s->seq.load(std::memory_order_seq_cst);
                 if (seq == 2 * pos + 1) break;
                 if ((int64_t)(seq - (2 * pos + 1)) > 0 ||
                     c->head.load(std::memory_order_relaxed) != h) {
@@ -448,9 +446,8 @@ void nv_chan_sum(NvChan* c, void* out) {
         if (!c->head.compare_exchange_strong(h, t, std::memory_order_seq_cst)) continue;
         add_items(c, h, t, out);
         for (uint64_t pos = h; pos != t; pos++)
-            slot(c, pos)->seq.store(2 * (pos + (uint64_t)c->cap), std::memory_order_release);
-        std::atomic_thread_fence(std::memory_order_seq_cst);
-        if (c->nsend.load(std::memory_order_relaxed) > 0) {
+            slot(c, pos)->seq.store(2 * (pos + (uint64_t)c->cap), std::memory_order_seq_cst);
+        if (c->nsend.load(std::memory_order_seq_cst) > 0) {
             pthread_mutex_lock(&c->mu);
             take_all(c->nsend, c->sendq);
             pthread_mutex_unlock(&c->mu);

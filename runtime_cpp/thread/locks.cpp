@@ -86,7 +86,7 @@ struct NameCache {
     Lock* lock;
 };
 constexpr int kCache = 8;
-__thread NameCache t_names[kCache];
+__thread NameCache t_names[kCache] __attribute__((tls_model("initial-exec")));
 
 Lock* named(const char* name) {
     if (!name) name = "mutex";

@@ -53,7 +53,7 @@ RtThread* g_main;
 bool g_main_waited;
 
 // Spins before a futex sleep: a wake-up that comes within this is nearly free.
-constexpr int kParkSpins = 200;
+constexpr int kParkSpins = 30;
 
 long futex(std::atomic<uint32_t>* addr, int op, uint32_t val) {
     return syscall(SYS_futex, reinterpret_cast<uint32_t*>(addr), op, val, nullptr, nullptr, 0);
