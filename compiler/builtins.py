@@ -216,6 +216,9 @@ def call_builtin(ck, e: A.Call, name: str, expected) -> T.Expr:
         if isinstance(x.type, MapT):
             ck.mark_raises()
             return T.Builtin(INT, sp, "map.size", [x])
+        if isinstance(x.type, ChannelT):
+            ck.mark_raises()
+            return T.Builtin(INT, sp, "chan.size", [x])
         ck.fail(a.span, f"len of {x.type} is not defined")
     if name in ("min", "max"):
         a, b = plain_args(ck, e, name, 2, 2)

@@ -49,6 +49,7 @@ class ThreadScope:
 
 class ThreadChecker:
     def stmt_Finish(self, s: A.Finish):
+        self.mark_raises()                   # its wait can be a deadlock, located here
         return T.Finish(s.span, self.block(s.body))
 
     def stmt_Async(self, s: A.Async):
@@ -76,6 +77,7 @@ class ThreadChecker:
         return self.thread_body(s, "asyncs", count, body, splits)
 
     def thread_body(self, s, kind: str, count, body: A.Block, splits) -> T.Stmt:
+        self.mark_raises()                   # the start itself can fail (negative count)
         outer_scope, outer_func, outer_loops = self.scope, self.cur_func, self.loop_depth
         scope = ThreadScope(outer_scope)
         split_vars = []
@@ -105,6 +107,7 @@ class ThreadChecker:
         return self._threads
 
     def stmt_Lock(self, s: A.Lock):
+        self.mark_raises()                   # waiting for a lock can be a deadlock
         obj = None
         if s.obj is not None:
             obj = self.expr(s.obj)

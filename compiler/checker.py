@@ -100,6 +100,7 @@ class Checker(DeclChecker, MemberChecker, ThreadChecker, ExprChecker):
             main_sym.ast, main_sym.scope, main_sym.env, main_sym.owner = \
                 root_scope.main, root_scope, {}, None
             self.queue.append(main_sym)
+            self.main_sym = main_sym
         checked: list[T.FuncSym] = []
         while self.queue or self.pending_classes:
             if self.pending_classes:
@@ -147,6 +148,10 @@ class Checker(DeclChecker, MemberChecker, ThreadChecker, ExprChecker):
             self.scope.declare(p)
         self.loop_depth = 0
         sym.body = self.block(body, new_scope=False)
+        if sym is getattr(self, "main_sym", None):
+            # 9.1: main acts as if wrapped in a finish (its wait is located at `main`)
+            self.mark_raises()
+            sym.body = T.Block(body.span, [T.Finish(sym.span, sym.body)])
         self.cur_func = None
 
     # ------------------------------------------------------------ statements
@@ -321,6 +326,13 @@ class Checker(DeclChecker, MemberChecker, ThreadChecker, ExprChecker):
                     raise _Abandon()
                 if isinstance(ot, MapT):
                     return e
+                base = e.obj
+                while isinstance(base, T.IndexGet) and isinstance(base.obj.type, FixedT):
+                    base = base.obj
+                if isinstance(ot, FixedT) and isinstance(base, T.Local) and \
+                        getattr(base.var, "captured", False):
+                    self.fail(base.span, f"cannot assign to captured variable '{base.var.name}' "
+                                      f"inside a thread", "a fixed array is copied into the thread")
                 if isinstance(ot, FixedT) and not self.is_lvalue(e.obj):
                     self.error(t.span, "cannot assign to an element of a temporary fixed array")
                     raise _Abandon()
