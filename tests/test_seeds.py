@@ -361,22 +361,28 @@ PKG_ENTRY = 'def str hello()\n    return "hello from my_pkg_name"\n'
 
 
 def test_seed_10_imports_installed_package(tmp_path: Path) -> None:
-    """Item 10: my_nv_file.nv and my_lib/my_nv_file.nv next to the file, and my_pkg_name an
-    installed package ($NEVE_HOME/lib/<name>@<version>/, 8 (c)) with its entry module include.nv."""
+    """Item 10: my_nv_file.nv and my_lib/my_nv_file.nv next to the file, and my_pkg_name a
+    package installed with `nsm install` from a (local) git repository (8 (c))."""
     program, files = _seed_10_program()
     home = tmp_path / "neve_home"
-    pkg = home / "lib" / "my_pkg_name@0.1.0"
-    pkg.mkdir(parents=True)
-    (pkg / "neve.toml").write_text('[package]\nname = "my_pkg_name"\nversion = "0.1.0"\n')
-    (pkg / "include.nv").write_text(PKG_ENTRY)
+    src = tmp_path / "src" / "my_pkg_name"
+    src.mkdir(parents=True)
+    (src / "neve.toml").write_text('[package]\nname = "my_pkg_name"\nversion = "0.1.0"\n')
+    (src / "include.nv").write_text(PKG_ENTRY)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"]
+    for cmd in (["init", "-q"], ["add", "."], ["commit", "-qm", "v0.1.0"], ["tag", "v0.1.0"]):
+        subprocess.run(git + cmd, cwd=src, check=True, capture_output=True)
+    base = tmp_path / "remotes"
+    (base / "alice").mkdir(parents=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(src), str(base / "alice" / "my_pkg_name.git")],
+                   check=True, capture_output=True)
+    env = {"NEVE_HOME": str(home), "NSM_GIT_BASE": str(base)}
+    r = subprocess.run([str(Path(sys.executable).parent / "nsm"), "install", "alice/my_pkg_name"],
+                       cwd=tmp_path, env={**os.environ, **env}, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
     work = tmp_path / "prog"
     work.mkdir()
-    try:
-        from nsm.registry import installed  # noqa: F401
-    except ImportError:
-        # compiler/modules.py looks installed packages up through nsm.registry.installed
-        pytest.xfail("installed packages (8 (c)) are not looked up yet: nsm.registry.installed is missing")
-    _check(work, program, files=files, env={"NEVE_HOME": str(home)})
+    _check(work, program, files=files, env=env)
 
 
 def test_seed_10_imports_module_root(tmp_path: Path) -> None:
