@@ -1,7 +1,7 @@
 // User threads (9.1): nv_spawn, finish scopes, tid/tN, parking.
 //
-// A thread is an OS thread created through the collector (rt_thread_create), detached, with an
-// 8 MiB stack (or the main thread's stack rlimit when that is set and larger). The child
+// A thread is an OS thread created through the collector (rt_thread_create), detached, with a
+// stack as large as the main thread's stack rlimit (8 MiB when unlimited). The child
 // installs its alternate signal stack (stack overflow, 13.2), its origin line for error traces
 // ("in thread tid=T started at FILE:LINE:COL"), adopts the seed its parent drew for it (14.3)
 // and runs body(env).
@@ -96,13 +96,14 @@ void finish_leave(Finish* f) {
     if (sleeping) rt_unpark_finish(wake);
 }
 
+// The main thread's stack limit when it has one (so a thread recurses as deep as main),
+// else 8 MiB; kept within [256 KiB, 1 GiB].
 size_t thread_stack_size() {
-    constexpr size_t kDefault = size_t(8) << 20;
+    constexpr size_t kDefault = size_t(8) << 20, kMin = size_t(256) << 10, kMax = size_t(1) << 30;
     struct rlimit rl;
-    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-        rl.rlim_cur > kDefault && rl.rlim_cur <= (rlim_t(1) << 30))
-        return (size_t)rl.rlim_cur;
-    return kDefault;
+    if (getrlimit(RLIMIT_STACK, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return kDefault;
+    size_t n = (size_t)rl.rlim_cur;
+    return n < kMin ? kMin : n > kMax ? kMax : n;
 }
 
 struct Start {

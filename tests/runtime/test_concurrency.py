@@ -191,12 +191,14 @@ def test_stress_repeated(conc):
                                      for _ in range(5) for c in (1, 4, 1024)]
 
 
-def test_close_races_with_sends(conc):
+def test_close_and_sum_race_with_sends(conc):
     # producers loop `while ch.send(v)` while the owner closes: accepted values arrive once,
-    # refused ones never
+    # refused ones never; sum() racing with senders and receivers removes whole batches
     p = run(conc, "close_race", "3")
     assert p.returncode == 0, p.stderr
-    assert p.stdout.splitlines() == [f"close race cap={c} ok" for _ in range(3) for c in (1, 4, 1024)]
+    assert p.stdout.splitlines() == (
+        [f"close race cap={c} ok" for _ in range(3) for c in (1, 4, 1024)]
+        + [f"sum race cap={c} ok" for _ in range(3) for c in (1, 16, 1024)])
 
 
 @pytest.mark.slow

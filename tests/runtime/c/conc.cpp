@@ -5,6 +5,7 @@
  * Also built with -fsanitize=thread against plain malloc (NV_TSAN, tests/runtime/tsan/): then
  * the program starts the thread runtime itself instead of nv_init and prints with stdio. */
 #include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -439,6 +440,64 @@ static void close_race(int64_t cap, int producers, int consumers, int ms) {
     free_stress(s);
 }
 
+/* sum() racing with senders and receivers: it removes whole batches atomically, so what the
+ * receivers got plus what the sums got is exactly what was sent. */
+struct SumRace {
+    std::atomic<int64_t> received;
+    std::atomic<int64_t> producers_left;
+};
+static void sum_producer(Env* e) {
+    for (int64_t i = 1; i <= e->b; i++) nv_chan_send(e->ch[0], &i);
+    ((SumRace*)e->p)->producers_left.fetch_sub(1);
+}
+static void sum_receiver(Env* e) {
+    int64_t v, total = 0;
+    while (nv_chan_recv(e->ch[0], &v)) total += v;
+    ((SumRace*)e->p)->received.fetch_add(total);
+}
+static void sum_race(int64_t cap) {
+    const int producers = 4;
+    const int64_t per = 20000;
+    SumRace* r = new SumRace();
+    r->received = 0;
+    r->producers_left = producers;
+    NvChan* ch = nv_chan_new(&nv_type_int, cap);
+    Finish all;
+    for (int t = 0; t < 2; t++) {
+        Env* e = env(sum_receiver);
+        e->ch[0] = ch;
+        e->p = r;
+        start(e, t, 2, "asyncs");
+    }
+    for (int t = 0; t < producers; t++) {
+        Env* e = env(sum_producer);
+        e->ch[0] = ch;
+        e->b = per;
+        e->p = r;
+        start(e, t, producers, "asyncs");
+    }
+    int64_t summed = 0, sums = 0;
+    while (r->producers_left.load() > 0) {
+        int64_t s = 0;
+        nv_chan_sum(ch, &s);
+        summed += s;
+        sums++;
+        sched_yield();
+    }
+    nv_chan_close(ch);
+    int64_t s = 0;
+    nv_chan_sum(ch, &s);
+    summed += s;
+    all.end();
+    int64_t want = producers * (per * (per + 1) / 2);
+    CHECK(summed + r->received.load() == want, "sum race cap %" PRId64 ": %" PRId64 " + %" PRId64
+          " != %" PRId64, cap, summed, r->received.load(), want);
+    out(fmt("sum race cap=%" PRId64 " ok", cap));
+    fprintf(stderr, "sum race cap=%" PRId64 ": %" PRId64 " sums took %" PRId64 " of %" PRId64 "\n",
+            cap, sums, summed, want);
+    delete r;
+}
+
 /* A thread blocked in a receive sleeps: the process uses < 1% of a core meanwhile. */
 static void blocked_receiver(Env* e) {
     int64_t v;
@@ -725,6 +784,8 @@ int main(int argc, char** argv) {
         int reps = argc > 2 ? atoi(argv[2]) : 3;
         for (int r = 0; r < reps; r++)
             for (int64_t cap : {1, 4, 1024}) close_race(cap, 4, 4, 20);
+        for (int r = 0; r < reps; r++)
+            for (int64_t cap : {1, 16, 1024}) sum_race(cap);
     } else {
         run_error_mode(mode);
     }
