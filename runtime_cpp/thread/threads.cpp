@@ -40,10 +40,8 @@ struct Finish {
     Finish* parent;       // the innermost open finish when this one was opened
     RtThread* waiter;     // the owner, while it waits in nv_finish_end
     int64_t count;        // threads registered and not yet ended
-    uint64_t magic;
 };
 static_assert(sizeof(Finish) <= NV_FINISH_SIZE, "finish record exceeds NV_FINISH_SIZE");
-constexpr uint64_t kFinishMagic = 0x6e76666e73680001ull;
 
 __thread Finish* t_finish __attribute__((tls_model("initial-exec")));
 
@@ -63,7 +61,6 @@ void finish_open(Finish* f) {
     f->parent = t_finish;
     f->waiter = nullptr;
     f->count = 0;
-    f->magic = kFinishMagic;
     t_finish = f;
 }
 
@@ -221,7 +218,6 @@ void nv_finish_begin(void* f) { finish_open(static_cast<Finish*>(f)); }
 void nv_finish_end(void* p) {
     Finish* f = static_cast<Finish*>(p);
     finish_wait(f, RT_WAIT_FINISH);
-    f->magic = 0;
     // Normally f is the innermost; should a finish be ended out of order, drop the ones
     // opened inside it too.
     if (t_finish == f) {
