@@ -159,7 +159,7 @@ SIGNATURES: dict[str, tuple] = {
     "nv_finish_end": (VOID, [PTR]),
     "nv_spawn": (VOID, [PTR, PTR, I64, I64, I32, PTR, PTR]),
     "nv_check_thread_count": (VOID, [I64]),
-    "nv_split_chunk": (PTR, [PTR, I64, I64, I32]),
+    "nv_split_chunk_elem": (PTR, [PTR, I64, I64, I32, PTR]),
     "nv_lock_name": (VOID, [PTR]),
     "nv_unlock_name": (VOID, [PTR]),
     "nv_lock_obj": (VOID, [PTR]),

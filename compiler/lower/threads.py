@@ -56,8 +56,9 @@ class ThreadLowering:
             t = self.b.load(t_slot)
             env = self.rt("nv_alloc", size)
             penv = self.b.bitcast(env, st.as_pointer())
-            fields = copies + [self.rt("nv_split_chunk", arr, t, n, ir.Constant(R.I32, ord(mode)))
-                               for arr, (_, mode) in zip(arrays, s.splits)]
+            fields = copies + [self.rt("nv_split_chunk_elem", arr, t, n,
+                                       ir.Constant(R.I32, ord(mode)), self.desc(a.type.elem))
+                               for arr, (a, mode) in zip(arrays, s.splits)]
             for i, v in enumerate(fields):
                 self.b.store(v, self.b.gep(penv, [ir.Constant(R.I32, 0), ir.Constant(R.I32, i)]))
             self.set_site(s.span)
