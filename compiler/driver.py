@@ -45,12 +45,15 @@ class Result:
     exit_code: int = 0
 
 
-def read_source(path: str, diags: Diagnostics) -> str | None:
-    try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        diags.error(None, f"cannot read {path}: {e.strerror}")
-        return None
+def read_source(path: str, diags: Diagnostics, data: bytes | None = None) -> str | None:
+    """The text of a source file (or of `data`, its bytes already read), registered for
+    diagnostics; None after reporting why it cannot be used."""
+    if data is None:
+        try:
+            data = Path(path).read_bytes()
+        except OSError as e:
+            diags.error(None, f"cannot read {path}: {e.strerror or e}")
+            return None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -67,7 +70,7 @@ DEEP_RECURSION_LIMIT = 1_000_000
 
 
 def compile_file(path: str, *, release: bool = False, emit: str | None = None,
-                 check_only: bool = False) -> Result:
+                 check_only: bool = False, source: bytes | None = None) -> Result:
     """Compile one root module. With `emit`, stop after that stage and return its text.
 
     The stages walk trees recursively; a left-deep chain such as `1 + 1 + ... + 1` is as deep
@@ -77,7 +80,7 @@ def compile_file(path: str, *, release: bool = False, emit: str | None = None,
     old_size = threading.stack_size(DEEP_STACK_BYTES)
     try:
         t = threading.Thread(target=lambda: box.append(
-            _compile_guarded(path, release, emit, check_only)), name="neve-compile")
+            _compile_guarded(path, release, emit, check_only, source)), name="neve-compile")
         t.start()
     finally:
         threading.stack_size(old_size)
@@ -85,20 +88,20 @@ def compile_file(path: str, *, release: bool = False, emit: str | None = None,
     return box[0]
 
 
-def _compile_guarded(path: str, release: bool, emit: str | None, check_only: bool) -> Result:
+def _compile_guarded(path, release, emit, check_only, source) -> Result:
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(DEEP_RECURSION_LIMIT)
     try:
-        return _compile_boundary(path, release, emit, check_only)
+        return _compile_boundary(path, release, emit, check_only, source)
     finally:
         sys.setrecursionlimit(old_limit)
 
 
-def _compile_boundary(path: str, release: bool, emit: str | None, check_only: bool) -> Result:
+def _compile_boundary(path, release, emit, check_only, source) -> Result:
     diags = Diagnostics()
     res = Result(False, diags)
     try:
-        _compile(path, release, emit, check_only, res)
+        _compile(path, release, emit, check_only, res, source)
     except CompileError:
         pass
     except RecursionError:
@@ -130,11 +133,12 @@ def _timed(res: Result, stage: str, fn, *args, **kw):
         res.timings[stage] = res.timings.get(stage, 0.0) + time.perf_counter() - t0
 
 
-def _compile(path: str, release: bool, emit: str | None, check_only: bool, res: Result) -> None:
+def _compile(path: str, release: bool, emit: str | None, check_only: bool, res: Result,
+             source: bytes | None = None) -> None:
     from .lexer import tokenize
     from .parser import parse_module
     diags = res.diags
-    src = read_source(path, diags)
+    src = read_source(path, diags, source)
     if src is None:
         return
     tokens = _timed(res, "lex", tokenize, src, path, diags)
@@ -165,7 +169,9 @@ def _compile(path: str, release: bool, emit: str | None, check_only: bool, res: 
         from .astdump import dump
         res.dump = "\n".join(dump(f) for f in program.functions) + "\n"
         return
-    res.sources = {m.path: m.source_hash for m in loader.order}
+    # every module read, and every path probed and absent ("" = must still be absent)
+    res.sources = {str(Path(m.path).resolve()): m.source_hash for m in loader.order}
+    res.sources.update({p: "" for p in loader.missing})
     if check_only:
         return
     from .backends import cpu

@@ -17,17 +17,29 @@ class _NotConst(Exception):
     """The expression is not a constant of the requested type."""
 
 
+_LIT_MEMO: dict[int, tuple[object, bool]] = {}
+
+
 def is_lit_expr(e) -> bool:
-    """A numeric literal or an operation built only from numeric literals (3.3)."""
+    """A numeric literal or an operation built only from numeric literals (3.3). Memoised by
+    node, so checking a left-deep chain `a + a + ... + a` stays linear."""
     while isinstance(e, A.Paren):
         e = e.expr
     if isinstance(e, (A.IntLit, A.FloatLit)):
         return True
+    hit = _LIT_MEMO.get(id(e))
+    if hit is not None and hit[0] is e:
+        return hit[1]
     if isinstance(e, A.Unary) and e.op in ("-", "+"):
-        return is_lit_expr(e.operand)
-    if isinstance(e, A.Binary) and e.op in ARITH + ("<<", ">>", "&", "|", "xor"):
-        return is_lit_expr(e.left) and is_lit_expr(e.right)
-    return False
+        r = is_lit_expr(e.operand)
+    elif isinstance(e, A.Binary) and e.op in ARITH + ("<<", ">>", "&", "|", "xor"):
+        r = is_lit_expr(e.left) and is_lit_expr(e.right)
+    else:
+        return False
+    if len(_LIT_MEMO) > 1_000_000:
+        _LIT_MEMO.clear()
+    _LIT_MEMO[id(e)] = (e, r)       # the node is kept alive, so its id is not reused
+    return r
 
 
 def finite_in(v: float, ty: Type) -> bool:

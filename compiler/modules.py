@@ -111,6 +111,7 @@ class Loader:
         self.root_dir = Path.cwd()
         self.root_file: Path | None = None
         self.std: Module | None = None
+        self.missing: set[str] = set()      # candidate paths probed and absent
 
     def load_root(self, path: str, source: str) -> Module:
         """Load the program: the standard library's Neve part first, then the root file and
@@ -173,6 +174,9 @@ class Loader:
     def _find(self, importer: Path, item) -> Module | None:
         tried = candidates(importer, item.path, self.root_file)
         for c in tried:
+            if not c.is_file():
+                self.missing.add(str(c.resolve()))   # a file created here later changes the import
+                continue
             if c.is_file():
                 shown = os.path.relpath(c) if not os.path.isabs(str(c)) or \
                     str(c.resolve()).startswith(str(Path.cwd())) else str(c)

@@ -29,6 +29,11 @@ def _run(file: str, args: tuple[str, ...], release: bool, emit: str | None, timi
     except BuildError as e:
         sys.stderr.write(e.message)
         sys.exit(e.exit_code)
+    except OSError as e:            # e.g. an unwritable NEVE_HOME
+        where = f" {e.filename}" if e.filename else ""
+        sys.stderr.write(f"error: cannot write{where}: {e.strerror or e}\n"
+                         f"hint: NEVE_HOME (default ~/.local/neve) must be a writable folder\n")
+        sys.exit(1)
     except Exception as e:  # noqa: BLE001 - runtime build failures and the like
         sys.stderr.write(f"error: {e}\n")
         sys.exit(1)
@@ -38,7 +43,7 @@ def _run(file: str, args: tuple[str, ...], release: bool, emit: str | None, timi
     sys.stdout.flush()
     exe = str(built.exe)
     try:
-        os.execv(exe, [exe, *args])
+        os.execv(exe, [file, *args])     # argv()[0] is the program's path (14.1)
     except OSError as e:
         sys.stderr.write(f"error: cannot run {exe}: {e.strerror}\n")
         sys.exit(1)

@@ -6,6 +6,7 @@ import os
 import time
 
 import pytest
+from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,7 +14,7 @@ from compiler.diagnostics import CompileError, Diagnostics, Span
 from compiler.lexer import tokenize, tokenize_fragment
 from compiler.tokens import KEYWORDS, OPERATORS, TYPE_KEYWORDS, FPart, T
 
-SEEDS = "/work/shared/seeds"
+SEEDS = str(Path(__file__).resolve().parents[2] / "shared" / "seeds")   # ../shared beside the repo
 
 
 def lex(src: str):
@@ -626,3 +627,8 @@ def test_speed_100k_lines():
     t = time.perf_counter()
     ok(src)
     assert time.perf_counter() - t < 3.0
+
+
+def test_seed_folder_is_present():
+    """The seeds beside the repository (../shared/seeds) feed the tests above."""
+    assert SEED_FILES, f"no seed programs found in {SEEDS}"

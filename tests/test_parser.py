@@ -12,9 +12,7 @@ from compiler.diagnostics import CompileError, Diagnostics, Span
 from compiler.lexer import tokenize
 from compiler.parser import dump, parse_expression, parse_module
 
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
-if not SEEDS.is_dir():
-    SEEDS = Path("/work/shared/seeds")
+SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"   # ../shared beside the repo
 
 
 def parse(src: str, **kw) -> tuple[ast.Module, list[str]]:

@@ -26,12 +26,18 @@ class StmtLowering:
         self.expr(s.expr)
 
     def st_Decl(self, s: T.Decl) -> None:
-        v = self.expr(s.init)
         slot = self.fs.vars.get(s.var)
         if slot is None:
             slot = self.alloca(self.llty(s.var.type), s.var.name)
             self.fs.vars[s.var] = slot
-        self.b.store(v, slot)
+        size = self.llty(s.var.type).get_abi_size(self.td)
+        if isinstance(s.init, T.Zero) and isinstance(s.var.type, (FixedT, TupleT)) and size > 64:
+            # a memset: LLVM's optimiser is slow on stores of large zero aggregates
+            fn = self.intrinsic_fn("llvm.memset.p0.i64", R.VOID, [R.PTR, R.I8, R.I64, R.I1])
+            self.b.call(fn, [self.b.bitcast(slot, R.PTR), ir.Constant(R.I8, 0),
+                             ir.Constant(R.I64, size), ir.Constant(R.I1, 0)])
+            return
+        self.b.store(self.expr(s.init), slot)
 
     def store_to(self, target: T.Expr, v: ir.Value) -> None:
         addr = self.address(target)

@@ -59,7 +59,10 @@ def deps_current(out_dir: Path) -> bool:
     try:
         deps = json.loads((out_dir / DEPS_FILE).read_text())
         for path, digest in deps.items():
-            if hashlib.sha256(Path(path).read_bytes()).hexdigest() != digest:
+            if not digest:                     # probed and absent when built
+                if Path(path).exists():
+                    return False
+            elif hashlib.sha256(Path(path).read_bytes()).hexdigest() != digest:
                 return False
     except (OSError, ValueError):
         return False
@@ -91,7 +94,7 @@ def build_program(path: str, *, release: bool = False, verbose: bool = False) ->
     if exe.exists() and deps_current(out_dir):
         return Built(exe, True, {})
     from compiler.driver import compile_file, interface_json
-    res = compile_file(path, release=release)
+    res = compile_file(path, release=release, source=source)   # the bytes the key hashed
     if not res.ok:
         raise BuildError(res.diags.render_all(), res.exit_code or 1)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -102,8 +105,7 @@ def build_program(path: str, *, release: bool = False, verbose: bool = False) ->
         write_atomic(out_dir / f"{unit.key}.nvi", interface_json(unit.interface).encode())
         objs.append(obj)
     link(obj_files=objs, rt=rt, exe=exe)
-    deps = {str(Path(p).resolve()): h for p, h in res.sources.items()}
-    write_atomic(out_dir / DEPS_FILE, json.dumps(deps, indent=1, sort_keys=True).encode())
+    write_atomic(out_dir / DEPS_FILE, json.dumps(res.sources, indent=1, sort_keys=True).encode())
     return Built(exe, False, res.timings)
 
 

@@ -53,6 +53,7 @@ struct ErrOut {
     // FILE:LINE:COL of a frame's current site
     void loc(const NvFrame* f) {
         put(f->fn && f->fn->file ? f->fn->file : "?");
+        if (f->site == 0) return;   // no site recorded yet in this frame: the file alone
         put(":");
         num(f->site >> 32);
         put(":");

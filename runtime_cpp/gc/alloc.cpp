@@ -15,6 +15,7 @@ void rt_gc_init() {
     // bdwgc (GC_MARKERS, GC_FREE_SPACE_DIVISOR) still win.
     if (!getenv("GC_MARKERS") && sysconf(_SC_NPROCESSORS_ONLN) <= 2) GC_set_markers_count(1);
     GC_INIT();
+    GC_set_warn_proc(GC_ignore_warn_proc);   // failures surface as Neve runtime errors
     if (!getenv("GC_FREE_SPACE_DIVISOR")) GC_set_free_space_divisor(1);
     // Threads started by foreign code (or created before the thread runtime hooks in) may
     // register themselves later with GC_register_my_thread.
