@@ -478,19 +478,7 @@ class ExprChecker(LiteralChecker, FStringChecker):
         if not e.elems:
             self.fail(e.span, "cannot infer the type of []", "declare the type: array<int> xs = []")
         elems = [self.expr(x) for x in e.elems]
-        et = elems[0].type
-        for x in elems[1:]:
-            if x.type != et:
-                if is_numeric(et) and is_numeric(x.type):
-                    et = common_numeric(et, x.type)
-                elif x.type == NIL and et.is_ref:
-                    pass
-                elif et == NIL and x.type.is_ref:
-                    et = x.type
-                else:
-                    self.fail(x.span, f"array elements must have one type: {et} and {x.type}")
-        if et == NIL:
-            self.fail(e.span, "cannot infer the element type of an array of nil")
+        et = self.unify_elems(elems, "array elements")
         elems = [self.coerce(x, et, x.span) for x in elems]
         return T.ArrayNew(ArrayT(et), e.span, elems)
 
@@ -511,6 +499,8 @@ class ExprChecker(LiteralChecker, FStringChecker):
         return T.Builtin(MapT(kt, vt), e.span, "map_lit", items)
 
     def unify_elems(self, xs: list, what: str) -> Type:
+        """The one type of literal elements (3.4): numbers widen to their common type, nil
+        joins any reference type."""
         t = xs[0].type
         for x in xs[1:]:
             if x.type != t:
