@@ -321,7 +321,7 @@ class ExprChecker(LiteralChecker, FStringChecker):
             return T.Builtin(p.type, e.span, "offby_buffer", [p, k])
         self.fail(e.span, f"offby needs a buffer or a fixed array, got {p.type}")
 
-    def binary_typed(self, op: str, left: T.Expr, right_ast, span: Span, old_ast=None,
+    def binary_typed(self, op: str, left: T.Expr, right_ast, span: Span,
                      right_typed: T.Expr | None = None) -> T.Expr:
         """`left op right` where left is already typed (compound assignment, loop steps)."""
         if right_typed is None:

@@ -364,7 +364,7 @@ class Checker(DeclChecker, MemberChecker, ThreadChecker, ExprChecker):
         target = self.target(s.targets[0])
         old = T.Placeholder(target.type, s.targets[0].span)
         rhs_ast = s.values[0]
-        value = self.binary_typed(s.op, old, rhs_ast, s.span, old_ast=s.targets[0])
+        value = self.binary_typed(s.op, old, rhs_ast, s.span)
         if not self.convertible(value.type, target.type):
             hint = "use //= for integer division" if s.op == "/" and is_int(target.type) else None
             self.error(s.span, f"result of '{s.op}=' is {value.type}, which does not convert "
