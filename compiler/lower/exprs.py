@@ -361,7 +361,7 @@ class ExprLowering:
 
     # ------------------------------------------------------------ indexing
     def array_len(self, arr: ir.Value) -> ir.Value:
-        """Length of an array, 0 for nil."""
+        """Length of an array or a str (both begin with it), 0 for nil."""
         b = self.b
         isnil = b.icmp_unsigned("==", b.ptrtoint(arr, R.I64), ir.Constant(R.I64, 0))
         cur = b.block

@@ -189,7 +189,7 @@ class IntrinsicLowering:
 
     # ------------------------------------------------------------ strings
     def bi_str_size(self, e: T.Builtin):
-        return self.str_len(self.expr(e.args[0]))
+        return self.array_len(self.expr(e.args[0]))
 
     def bi_str_contains(self, e: T.Builtin):
         s, sub = self.expr(e.args[0]), self.expr(e.args[1])

@@ -118,10 +118,4 @@ class MapLowering:
         self.b.store(nxt, pos)
         self.b.cbranch(self.b.icmp_signed(">=", nxt, ir.Constant(R.I64, 0)), body, end)
         self.b.position_at_end(body)
-        self.b.store(self.from_mem(self.b.load(key_tmp), t.key), var_slot)
-        self.fs.loops.append((head, end, len(self.fs.cleanups)))
-        self.lower_block(s.body)
-        self.fs.loops.pop()
-        if not self.b.block.is_terminated:
-            self.b.branch(head)
-        self.b.position_at_end(end)
+        self.receive_loop(s, var_slot, key_tmp, t.key, head, end)

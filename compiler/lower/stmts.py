@@ -177,7 +177,7 @@ class StmtLowering:
         else:
             assert it == STR
             sv = self.expr(s.iterable)
-            n0 = self.str_len(sv)
+            n0 = self.array_len(sv)     # NvStr and NvArray both start with their length
 
             def cond():
                 return self.b.icmp_signed("<", self.b.load(idx), n0)
@@ -191,27 +191,22 @@ class StmtLowering:
 
         self.loop(cond, body, step)
 
-    def str_len(self, s: ir.Value) -> ir.Value:
-        b = self.b
-        cur = b.block
-        load = b.append_basic_block("slen.load")
-        done = b.append_basic_block("slen.done")
-        isnil = b.icmp_unsigned("==", b.ptrtoint(s, R.I64), ir.Constant(R.I64, 0))
-        b.cbranch(isnil, done, load)
-        b.position_at_end(load)
-        n = b.load(b.bitcast(s, R.I64.as_pointer()))
-        b.branch(done)
-        b.position_at_end(done)
-        phi = b.phi(R.I64)
-        phi.add_incoming(ir.Constant(R.I64, 0), cur)
-        phi.add_incoming(n, load)
-        return phi
-
     def str_byte(self, s: ir.Value, i: ir.Value) -> ir.Value:
         b = self.b
         p = b.bitcast(s, R.NVSTR.as_pointer())
         data = b.load(b.gep(p, [ir.Constant(R.I32, 0), ir.Constant(R.I32, 1)]))
         return b.load(b.gep(data, [i]))
+
+    def receive_loop(self, s: T.ForEach, var_slot, item_slot, elem, head, end) -> None:
+        """The body of `for x in m` / `for v in ch`: the block `head` left for `body` with the
+        next item in item_slot; continue re-enters head, break leaves to end."""
+        self.b.store(self.from_mem(self.b.load(item_slot), elem), var_slot)
+        self.fs.loops.append((head, end, len(self.fs.cleanups)))
+        self.lower_block(s.body)
+        self.fs.loops.pop()
+        if not self.b.block.is_terminated:
+            self.b.branch(head)
+        self.b.position_at_end(end)
 
     def st_RangeLoop(self, s: T.RangeLoop) -> None:
         bounds = []

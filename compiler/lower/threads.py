@@ -170,13 +170,7 @@ class ThreadLowering:
         got = self.rt("nv_chan_recv", ch, self.b.bitcast(item, R.PTR))
         self.b.cbranch(self.b.icmp_signed("!=", got, ir.Constant(R.I32, 0)), body, end)
         self.b.position_at_end(body)
-        self.b.store(self.from_mem(self.b.load(item), t.elem), var_slot)
-        self.fs.loops.append((head, end, len(self.fs.cleanups)))
-        self.lower_block(s.body)
-        self.fs.loops.pop()
-        if not self.b.block.is_terminated:
-            self.b.branch(head)
-        self.b.position_at_end(end)
+        self.receive_loop(s, var_slot, item, t.elem, head, end)
 
     # ------------------------------------------------------------ tid, tN, tHW (9.1)
     def tls_int(self, name: str) -> ir.Value:
