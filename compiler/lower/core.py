@@ -53,6 +53,7 @@ class Lowerer(ThreadLowering, ObjectLowering, MapLowering, ExprLowering, StmtLow
         self.cstrs: dict[bytes, ir.Value] = {}
         self.strs: dict[bytes, ir.Value] = {}
         self.fs: FuncState | None = None
+        self.tbaa_ptrs: dict[int, tuple[ir.Value, str]] = {}   # pointer -> (pointer, TBAA type)
         self.b: ir.IRBuilder | None = None
         self._n = 0
         tls = ir.GlobalVariable(self.module, R.PTR, "nv_top_frame")
@@ -75,7 +76,35 @@ class Lowerer(ThreadLowering, ObjectLowering, MapLowering, ExprLowering, StmtLow
             self.lower_function(f)
         if is_root and self.program.main is not None:
             self.emit_c_main()
+        self.tag_array_accesses()
         return self.module
+
+    def tag_array_accesses(self) -> None:
+        """Type-based alias metadata: an array's header (len, cap, data) never aliases its
+        elements, so LLVM may keep the header in registers across element stores (hoisting
+        bounds checks and the data pointer out of loops)."""
+        root = self.module.add_metadata([ir.MetaDataString(self.module, "neve tbaa")])
+        tags: dict[str, ir.Value] = {}
+
+        def tag(name: str):
+            if name not in tags:
+                node = self.module.add_metadata([ir.MetaDataString(self.module, name), root,
+                                                 ir.Constant(R.I64, 0)])
+                tags[name] = self.module.add_metadata([node, node, ir.Constant(R.I64, 0)])
+            return tags[name]
+
+        for fn in self.module.functions:
+            for bb in fn.blocks:
+                for ins in bb.instructions:
+                    if isinstance(ins, ir.LoadInstr):
+                        ptr = ins.operands[0]
+                    elif isinstance(ins, ir.StoreInstr):
+                        ptr = ins.operands[1]
+                    else:
+                        continue
+                    hit = self.tbaa_ptrs.get(id(ptr))
+                    if hit is not None and hit[0] is ptr:
+                        ins.set_metadata("tbaa", tag(hit[1]))
 
     def declare_func(self, f: T.FuncSym) -> ir.Function:
         if f in self.funcs:

@@ -369,7 +369,7 @@ class ExprLowering:
         done = b.append_basic_block("len.done")
         b.cbranch(isnil, done, load)
         b.position_at_end(load)
-        n = b.load(b.bitcast(arr, R.I64.as_pointer()))
+        n = b.load(self.array_field(arr, 0))
         b.branch(done)
         b.position_at_end(done)
         phi = b.phi(R.I64)
@@ -379,7 +379,9 @@ class ExprLowering:
 
     def array_field(self, arr: ir.Value, i: int) -> ir.Value:
         p = self.b.bitcast(arr, R.NVARRAY.as_pointer())
-        return self.b.gep(p, [ir.Constant(R.I32, 0), ir.Constant(R.I32, i)])
+        g = self.b.gep(p, [ir.Constant(R.I32, 0), ir.Constant(R.I32, i)])
+        self.tbaa_ptrs[id(g)] = (g, "nvarray.header")
+        return g
 
     def norm_index(self, idx: ir.Value, n: ir.Value, span, what: int) -> ir.Value:
         """Negative indices count from the end; out of range panics (unless --release)."""
@@ -394,7 +396,9 @@ class ExprLowering:
     def elem_ptr(self, arr: ir.Value, i: ir.Value, et: Type) -> ir.Value:
         data = self.b.load(self.array_field(arr, 2))
         typed = self.b.bitcast(data, self.mem_ty(et).as_pointer())
-        return self.b.gep(typed, [i])
+        g = self.b.gep(typed, [i])
+        self.tbaa_ptrs[id(g)] = (g, f"nvarray.elem.{self.mem_ty(et)}")
+        return g
 
     def address(self, e: T.Expr, write: bool = True) -> ir.Value:
         """Address of an lvalue expression (evaluating its sub-expressions once); `write`
