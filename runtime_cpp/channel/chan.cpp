@@ -197,13 +197,21 @@ void take_all(std::atomic<int32_t>& n, RtWaitQ& q) {
     }
 }
 
-// Blocking send: 1 sent, 0 the channel is or became closed.
-int send(NvChan* c, const void* item) {
+// One blocking operation, send (kSend) or receive: try, spin briefly, then queue as a waiter
+// under the channel mutex, re-try (the condition may have changed meanwhile), and park.
+// Returns 1 done, 0 the channel is closed (for a receive: closed and empty).
+template <bool kSend>
+int blocking(NvChan* c, void* item) {
+    auto attempt = [&] { return kSend ? try_push(c, item) : try_pop(c, item); };
+    auto& mine = kSend ? c->sendq : c->recvq;
+    auto& my_count = kSend ? c->nsend : c->nrecv;
+    auto& theirs = kSend ? c->recvq : c->sendq;
+    auto& their_count = kSend ? c->nrecv : c->nsend;
     Backoff b;
     for (;;) {
-        int r = try_push(c, item);
+        int r = attempt();
         if (r > 0) {
-            notify_receivers(c);
+            if (kSend) notify_receivers(c); else notify_senders(c);
             return 1;
         }
         if (r < 0) return 0;
@@ -215,63 +223,28 @@ int send(NvChan* c, const void* item) {
         RtWaiter w{nullptr, nullptr, me};
         rt_park_prepare(me);
         pthread_mutex_lock(&c->mu);
-        c->sendq.push(&w);
-        c->nsend.fetch_add(1, std::memory_order_seq_cst);
-        r = try_push(c, item);
+        mine.push(&w);
+        my_count.fetch_add(1, std::memory_order_seq_cst);
+        r = attempt();
         if (r != 0) {
-            c->sendq.remove(&w);
-            c->nsend.fetch_sub(1, std::memory_order_relaxed);
+            mine.remove(&w);
+            my_count.fetch_sub(1, std::memory_order_relaxed);
             RtThread* t = nullptr;
-            if (r > 0 && c->nrecv.load(std::memory_order_seq_cst) > 0)
-                t = take_one(c->nrecv, c->recvq);
+            if (r > 0 && their_count.load(std::memory_order_seq_cst) > 0)
+                t = take_one(their_count, theirs);
             pthread_mutex_unlock(&c->mu);
             if (t) rt_unpark_finish(t);
             return r > 0;
         }
-        rt_wait_commit(me, RT_WAIT_SEND, nullptr);
+        rt_wait_commit(me, kSend ? RT_WAIT_SEND : RT_WAIT_RECV, nullptr);
         pthread_mutex_unlock(&c->mu);
         rt_park(me);
         b = Backoff();
     }
 }
 
-// Blocking receive: 1 received, 0 closed and empty.
-int recv(NvChan* c, void* out) {
-    Backoff b;
-    for (;;) {
-        int r = try_pop(c, out);
-        if (r > 0) {
-            notify_senders(c);
-            return 1;
-        }
-        if (r < 0) return 0;
-        if (!b.completed()) {
-            b.snooze();
-            continue;
-        }
-        RtThread* me = rt_self();
-        RtWaiter w{nullptr, nullptr, me};
-        rt_park_prepare(me);
-        pthread_mutex_lock(&c->mu);
-        c->recvq.push(&w);
-        c->nrecv.fetch_add(1, std::memory_order_seq_cst);
-        r = try_pop(c, out);
-        if (r != 0) {
-            c->recvq.remove(&w);
-            c->nrecv.fetch_sub(1, std::memory_order_relaxed);
-            RtThread* t = nullptr;
-            if (r > 0 && c->nsend.load(std::memory_order_seq_cst) > 0)
-                t = take_one(c->nsend, c->sendq);
-            pthread_mutex_unlock(&c->mu);
-            if (t) rt_unpark_finish(t);
-            return r > 0;
-        }
-        rt_wait_commit(me, RT_WAIT_RECV, nullptr);
-        pthread_mutex_unlock(&c->mu);
-        rt_park(me);
-        b = Backoff();
-    }
-}
+int send(NvChan* c, const void* item) { return blocking<true>(c, const_cast<void*>(item)); }
+int recv(NvChan* c, void* out) { return blocking<false>(c, out); }
 
 template <class T>
 T load(const char* p) {

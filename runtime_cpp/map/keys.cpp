@@ -9,6 +9,7 @@
 #include <cstring>
 #include "neve_rt.h"
 #include "map/maps.h"
+#include "types/values.h"
 
 namespace {
 
@@ -126,33 +127,6 @@ uint64_t rt_key_hash(const void* pv, const NvType* t) {
     }
 }
 
-bool rt_key_eq(const void* av, const void* bv, const NvType* t) {
-    const char* a = (const char*)av;
-    const char* b = (const char*)bv;
-    switch (t->kind) {
-        case NV_INT: return load<int64_t>(a) == load<int64_t>(b);
-        case NV_I8:
-        case NV_U8:
-        case NV_CHAR: return load<uint8_t>(a) == load<uint8_t>(b);
-        case NV_BOOL: return (load<uint8_t>(a) != 0) == (load<uint8_t>(b) != 0);
-        case NV_I16: return load<int16_t>(a) == load<int16_t>(b);
-        case NV_I32: return load<int32_t>(a) == load<int32_t>(b);
-        case NV_FLOAT: return load<float>(a) == load<float>(b);
-        case NV_F64: return load<double>(a) == load<double>(b);
-        case NV_BF16: return nv_bf16_to_f32(load<uint16_t>(a)) == nv_bf16_to_f32(load<uint16_t>(b));
-        case NV_HALF: return nv_half_to_f32(load<uint16_t>(a)) == nv_half_to_f32(load<uint16_t>(b));
-        case NV_STR: return nv_str_eq(load<const NvStr*>(a), load<const NvStr*>(b)) != 0;
-        case NV_TUPLE:
-            for (int32_t i = 0; i < t->count; i++)
-                if (!rt_key_eq(a + t->offsets[i], b + t->offsets[i], t->elems[i])) return false;
-            return true;
-        case NV_FIXED: {
-            const NvType* et = t->elems[0];
-            for (int32_t i = 0; i < t->count; i++)
-                if (!rt_key_eq(a + (int64_t)i * et->size, b + (int64_t)i * et->size, et)) return false;
-            return true;
-        }
-        default:
-            return load<const void*>(a) == load<const void*>(b);
-    }
+bool rt_key_eq(const void* a, const void* b, const NvType* t) {
+    return rt_value_eq(a, b, t, true);   // keys: value equality, arrays by identity
 }

@@ -33,9 +33,9 @@ int seq_cmp(const char* a, int64_t na, const char* b, int64_t nb, const NvType* 
     return cmp3(na, nb);
 }
 
-bool seq_eq(const char* a, const char* b, int64_t n, const NvType* et) {
+bool seq_eq(const char* a, const char* b, int64_t n, const NvType* et, bool arrays_by_identity) {
     for (int64_t i = 0; i < n; i++)
-        if (!nv_value_eq(a + i * et->size, b + i * et->size, et)) return false;
+        if (!rt_value_eq(a + i * et->size, b + i * et->size, et, arrays_by_identity)) return false;
     return true;
 }
 
@@ -73,7 +73,7 @@ int rt_value_cmp(const void* pa, const void* pb, const NvType* t) {
     }
 }
 
-extern "C" int32_t nv_value_eq(const void* pa, const void* pb, const NvType* t) {
+bool rt_value_eq(const void* pa, const void* pb, const NvType* t, bool arrays_by_identity) {
     const char* a = (const char*)pa;
     const char* b = (const char*)pb;
     switch (t->kind) {
@@ -92,18 +92,24 @@ extern "C" int32_t nv_value_eq(const void* pa, const void* pb, const NvType* t) 
         case NV_STR: return nv_str_eq(load<const NvStr*>(a), load<const NvStr*>(b));
         case NV_TUPLE:
             for (int32_t i = 0; i < t->count; i++)
-                if (!nv_value_eq(a + t->offsets[i], b + t->offsets[i], t->elems[i])) return 0;
-            return 1;
-        case NV_FIXED: return seq_eq(a, b, t->count, t->elems[0]);
+                if (!rt_value_eq(a + t->offsets[i], b + t->offsets[i], t->elems[i],
+                                 arrays_by_identity))
+                    return false;
+            return true;
+        case NV_FIXED: return seq_eq(a, b, t->count, t->elems[0], arrays_by_identity);
         case NV_ARRAY: {
             const NvArray* x = load<const NvArray*>(a);
             const NvArray* y = load<const NvArray*>(b);
-            if (!x || !y) return x == y;
-            return x->len == y->len && seq_eq(x->data, y->data, x->len, x->elem);
+            if (!x || !y || arrays_by_identity) return x == y;
+            return x->len == y->len && seq_eq(x->data, y->data, x->len, x->elem, false);
         }
         default:
             // maps, classes, channels, functions, any, buffers, foreign: identity of the
             // reference (a buffer's first word is its address)
             return load<const void*>(a) == load<const void*>(b);
     }
+}
+
+extern "C" int32_t nv_value_eq(const void* a, const void* b, const NvType* t) {
+    return rt_value_eq(a, b, t, false);
 }
