@@ -104,15 +104,22 @@ def build_program(path: str, *, release: bool = False, verbose: bool = False) ->
         write_atomic(obj, unit.object)
         write_atomic(out_dir / f"{unit.key}.nvi", interface_json(unit.interface).encode())
         objs.append(obj)
-    link(obj_files=objs, rt=rt, exe=exe)
+    from .native import link_args_for
+    from ..errors import NsmError
+    try:
+        native = link_args_for(res.sources)   # packages with [native] among the modules read
+    except NsmError as e:
+        raise BuildError(e.render())
+    link(obj_files=objs, rt=rt, exe=exe, extra=native)
     write_atomic(out_dir / DEPS_FILE, json.dumps(res.sources, indent=1, sort_keys=True).encode())
     return Built(exe, False, res.timings)
 
 
-def link(obj_files: list[Path], rt, exe: Path) -> None:
-    """Link objects with the runtime into `exe` (atomically: temp name, then rename)."""
+def link(obj_files: list[Path], rt, exe: Path, extra: list[str] = ()) -> None:
+    """Link objects with the runtime and `extra` arguments (packages' native libraries) into
+    `exe` (atomically: temp name, then rename)."""
     tmp = exe.with_name(f".{exe.name}.{os.getpid()}.tmp")
-    cmd = ["g++", "-o", str(tmp), *map(str, obj_files), str(rt.lib), *rt.link_args]
+    cmd = ["g++", "-o", str(tmp), *map(str, obj_files), str(rt.lib), *extra, *rt.link_args]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         tmp.unlink(missing_ok=True)

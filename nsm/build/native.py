@@ -1,0 +1,139 @@
+"""A package's native part (LANGUAGE.md 11.2): the `[native]` table of its manifest, where its
+shared library and generated bindings live, and building it outside a package build (an
+installed package, or a script importing a package).
+
+    [native]
+    sources = ["native/*.cpp"]        # globs relative to the package root (required)
+    headers = ["include/imgio.h"]     # read by bindgen; default: include/*.h
+    include = ["include"]             # -I folders; default: include/ when it exists
+    cflags  = ["-O2"]                 # extra compiler flags
+    libs    = ["png"]                 # system libraries (-l)
+    ldflags = []                      # extra linker flags
+
+Outputs: `<root>/build/native/lib<name>.so` and `<root>/build/native/bindings.nv`.
+"""
+from __future__ import annotations
+
+import glob
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import NsmError
+
+_KEYS = {"sources", "headers", "include", "cflags", "libs", "ldflags"}
+
+
+@dataclass(frozen=True)
+class NativeSpec:
+    """The validated `[native]` table of package `name` at `root` (paths resolved)."""
+    name: str
+    root: Path
+    sources: tuple[Path, ...]
+    headers: tuple[Path, ...]
+    include: tuple[Path, ...]
+    cflags: tuple[str, ...] = ()
+    libs: tuple[str, ...] = ()
+    ldflags: tuple[str, ...] = ()
+
+    @property
+    def out_dir(self) -> Path:
+        return native_dir(self.root)
+
+    @property
+    def library(self) -> Path:
+        return self.out_dir / f"lib{self.name}.so"
+
+    @property
+    def bindings(self) -> Path:
+        return self.out_dir / "bindings.nv"
+
+    def link_args(self) -> list[str]:
+        """Linker arguments for a program using this package: the library by absolute path
+        with an rpath, so the executable runs without nsm."""
+        d = str(self.out_dir)
+        return [str(self.library), f"-Wl,-rpath,{d}", *(f"-l{x}" for x in self.libs),
+                *self.ldflags]
+
+
+def native_dir(root: Path) -> Path:
+    """Where the native part of the package at `root` is built."""
+    return root / "build" / "native"
+
+
+def _strings(where: str, table: dict, key: str) -> list[str]:
+    v = table.get(key, [])
+    if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
+        raise NsmError(f"{where}: [native] {key} must be a list of strings")
+    return v
+
+
+def spec_of(root: Path, data: dict | None = None) -> NativeSpec | None:
+    """The native spec of the package at `root` (its manifest already parsed as `data`, or
+    read here); None when it has no `[native]` table. NsmError for an invalid table or a
+    source glob matching nothing."""
+    where = str(root / "neve.toml")
+    if data is None:
+        try:
+            data = tomllib.loads((root / "neve.toml").read_text())
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+            raise NsmError(f"cannot read {where}: {e}")
+    table = data.get("native")
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise NsmError(f"{where}: [native] must be a table")
+    unknown = set(table) - _KEYS
+    if unknown:
+        raise NsmError(f"{where}: [native] has unknown key '{sorted(unknown)[0]}'",
+                       "keys are " + ", ".join(sorted(_KEYS)))
+    name = data.get("package", {}).get("name", root.name)
+
+    def expand(key: str, default: list[str]) -> list[Path]:
+        out: list[Path] = []
+        for pattern in _strings(where, table, key) or default:
+            hits = sorted(glob.glob(str(root / pattern), recursive=True))
+            if not hits and key == "sources":
+                raise NsmError(f"{where}: [native] source '{pattern}' matches no file")
+            out += [Path(h).resolve() for h in hits]
+        return out
+
+    sources = expand("sources", [])
+    if not sources:
+        raise NsmError(f"{where}: [native] needs sources", 'for example sources = ["native/*.cpp"]')
+    include = [root / d for d in _strings(where, table, "include")] or \
+        ([root / "include"] if (root / "include").is_dir() else [])
+    return NativeSpec(name, root.resolve(), tuple(sources), tuple(expand("headers", ["include/*.h"])),
+                      tuple(p.resolve() for p in include), tuple(_strings(where, table, "cflags")),
+                      tuple(_strings(where, table, "libs")), tuple(_strings(where, table, "ldflags")))
+
+
+def ensure_native(root: Path, verbose: bool = False) -> NativeSpec | None:
+    """Build the native part of the package at `root` if it is missing or stale (ninja in
+    `<root>/build/native/`); return its spec, None without `[native]`. NsmError with the C++
+    compiler's own message when a source does not compile."""
+    spec = spec_of(root)
+    if spec is None:
+        return None
+    from .orchestrate import build_native_only
+    build_native_only(spec, verbose=verbose)
+    return spec
+
+
+def link_args_for(module_paths, verbose: bool = False) -> list[str]:
+    """Linker arguments for the native parts of the packages the given modules belong to,
+    building each part first if needed."""
+    from compiler.modules import package_root
+    seen: dict[Path, None] = {}
+    for p in module_paths:
+        if not p:
+            continue
+        root = package_root(Path(p))
+        if root is not None:
+            seen.setdefault(root)
+    args: list[str] = []
+    for root in seen:
+        spec = ensure_native(root, verbose)
+        if spec is not None:
+            args += spec.link_args()
+    return args
