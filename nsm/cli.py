@@ -259,6 +259,39 @@ def tree(global_: bool) -> None:
     click.echo("\n".join(lines))
 
 
+# ---- bindgen: proto declarations from C/C++ headers (nsm.build.bindgen; LANGUAGE.md 11.2)
+
+@cli.command()
+@click.argument("header", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", "out", type=click.Path(dir_okay=False),
+              help="Write the bindings to OUT (atomically) instead of stdout.")
+@click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Add an include folder.")
+@click.option("-D", "defines", multiple=True, metavar="NAME[=VAL]", help="Define a macro.")
+def bindgen(header: str, out: str | None, include_dirs: tuple[str, ...],
+            defines: tuple[str, ...]) -> None:
+    """Print Neve `proto` declarations for the C functions of HEADER.
+
+    A .h header is read as C; any other as C++, where only extern "C" functions bind.
+    Declarations that cannot be bound are reported as warnings on stderr."""
+    from pathlib import Path
+    from .build.bindgen import cached_generate
+    from .build.bindgen.cache import write_atomic
+    from .errors import NsmError
+    try:
+        b = cached_generate(Path(header), include_dirs=include_dirs, defines=defines)
+        if out is not None:
+            try:
+                write_atomic(Path(out), b.text)
+            except OSError as e:
+                raise NsmError(f"cannot write {out}: {e.strerror or e}") from None
+    except NsmError as e:
+        _fail(e)
+    for problem in b.problems:
+        click.echo(f"warning: {problem}", err=True)
+    if out is None:
+        sys.stdout.write(b.text)
+
+
 def main() -> None:
     cli(prog_name="nsm")
 
