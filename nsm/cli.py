@@ -70,12 +70,20 @@ def _emit(file: str, stage: str, release: bool) -> None:
 @click.option("--emit", type=click.Choice(EMIT_STAGES),
               help="Print one compiler stage as text instead of running.")
 @click.option("--timings", is_flag=True, help="Print the time of each compiler stage.")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--bin", "bin_name", help="In a package: the executable to run.")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def run(file: str, args: tuple[str, ...], release: bool, emit: str | None, timings: bool) -> None:
+def run(file: str | None, args: tuple[str, ...], release: bool, emit: str | None, timings: bool,
+        bin_name: str | None) -> None:
     """Compile FILE (cached by content) and run it with ARGS.
 
-    Standard input, output and the exit status are the program's own."""
+    Without FILE (or with --bin), build the package in the current folder and run its
+    executable. Standard input, output and the exit status are the program's own."""
+    if bin_name is not None or file is None or (not file.endswith(".nv") and
+                                                not os.path.exists(file)):
+        from .cli_build import run_package
+        run_package(bin_name, ((file,) if file else ()) + args, release)
+        return
     _run(file, args, release, emit, timings)
 
 
@@ -290,6 +298,12 @@ def bindgen(header: str, out: str | None, include_dirs: tuple[str, ...],
         click.echo(f"warning: {problem}", err=True)
     if out is None:
         sys.stdout.write(b.text)
+
+
+from .cli_build import build, clean, test  # noqa: E402 - registered below
+
+for _cmd in (build, test, clean):
+    cli.add_command(_cmd)
 
 
 def main() -> None:

@@ -106,7 +106,21 @@ def install(name: str, version: str, commit: str, expected_hash: str, mirror: Mi
         except BaseException:
             shutil.rmtree(stage, ignore_errors=True)
             raise
+        _build_native(dest, name, version, log)
         return Installed(dest, commit, tree, content, fresh=True)
+
+
+def _build_native(dest: Path, name: str, version: str, log) -> None:
+    """Build the package's native part in place (its rpath and depfiles name the final
+    folder); if it fails, the install is undone and the compiler's message raised."""
+    from ..build.native import ensure_native
+    try:
+        if log:
+            log(f"  {name} {version}: building native code")
+        ensure_native(dest)
+    except BaseException:
+        _discard(dest, name, version)
+        raise
 
 
 def _discard(folder: Path, name: str, version: str) -> None:

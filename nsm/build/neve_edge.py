@@ -1,0 +1,78 @@
+"""The ninja edge that compiles one Neve build unit (a module or an import cycle).
+
+    python -m nsm.build.neve_edge --build-dir D --cv VERSION [--release]
+        [--import KEY]... --depfile F -- SRC...
+
+Looks the unit up in the content-addressed store first (nsm.build.cas), so a unit already
+compiled anywhere with the same inputs costs a copy. Outputs `D/obj/<key>.o` and
+`D/nvi/<key>.nvi` are rewritten only when their bytes change, which with ninja's `restat` is
+the early cut-off: an edit that leaves a module's interface alone rebuilds none of its
+importers, and one that leaves its object alone relinks nothing. Diagnostics go to stderr
+exactly as `nsm run` prints them; the exit status is the compiler's (1 errors, 3 internal).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from . import cas
+from .stamps import write_if_changed
+
+
+def _args(argv: list[str]) -> dict:
+    opts = {"imports": [], "release": False, "srcs": []}
+    it = iter(argv)
+    for a in it:
+        if a == "--":
+            opts["srcs"] = list(it)
+        elif a == "--release":
+            opts["release"] = True
+        elif a in ("--build-dir", "--cv", "--depfile"):
+            opts[a[2:].replace("-", "_")] = next(it)
+        elif a == "--import":
+            opts["imports"].append(next(it))
+        else:
+            raise SystemExit(f"neve_edge: unexpected argument {a!r}")
+    return opts
+
+
+def main(argv: list[str]) -> int:
+    o = _args(argv)
+    build = Path(o["build_dir"])
+    nvi_dir, obj_dir = build / "nvi", build / "obj"
+    srcs = [Path(s) for s in o["srcs"]]
+    from compiler.unit import stable_module_key
+    keys = [stable_module_key(s) for s in srcs]
+    try:
+        parts = [o["cv"].encode(), b"release" if o["release"] else b"debug"]
+        for k, s in zip(keys, srcs):
+            parts += [k.encode(), s.read_bytes()]
+        for k in sorted(o["imports"]):
+            parts += [k.encode(), (nvi_dir / f"{k}.nvi").read_bytes()]
+    except OSError as e:
+        sys.stderr.write(f"error: cannot read {e.filename}: {e.strerror}\n")
+        return 1
+    key = cas.key_of(parts)
+    hit = cas.lookup(key)
+    if hit is None:
+        from compiler.unit import compile_unit
+        res = compile_unit(srcs, nvi_dir, release=o["release"])
+        if not res.ok:
+            sys.stderr.write(res.diagnostics)
+            return res.exit_code or 1
+        hit = {f"{k}.o": v for k, v in res.objects.items()}
+        hit.update({f"{k}.nvi": v for k, v in res.interfaces.items()})
+        hit["read.json"] = json.dumps(sorted(res.interfaces_read)).encode()
+        cas.store(key, hit)
+    for k in keys:
+        write_if_changed(obj_dir / f"{k}.o", hit[f"{k}.o"])
+        write_if_changed(nvi_dir / f"{k}.nvi", hit[f"{k}.nvi"])
+    read = json.loads(hit["read.json"])
+    deps = " ".join(str(nvi_dir / f"{k}.nvi") for k in read if k not in keys)
+    Path(o["depfile"]).write_text(f"{obj_dir / (keys[0] + '.o')}: {deps}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,49 @@
+"""The body of `nsm build`, free of click so the no-op build (the hot path: an editor or a
+script runs it after every save) starts as fast as Python can: `nsm.entry` calls it directly
+for the plain forms of `nsm build`."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+BUILD_FLAGS = {"--release", "--tests", "-v", "--verbose"}
+
+
+def package_root_or_exit() -> Path:
+    from .errors import NsmError
+    root = next((d for d in (Path.cwd(), *Path.cwd().parents) if (d / "neve.toml").is_file()),
+                None)
+    if root is None:
+        sys.stderr.write(NsmError("not inside a package (no neve.toml here or above)",
+                                  "create one with nsm new NAME, or run a file: nsm run FILE")
+                         .render())
+        sys.exit(1)
+    return root
+
+
+def build_or_exit(root: Path, release: bool, tests: bool, verbose: bool, quiet: bool = False):
+    """Build the package; print the compilers' messages; exit non-zero on failure."""
+    from .build.orchestrate import build_package
+    res = build_package(root, release=release, tests=tests, verbose=verbose)
+    if res.output:
+        sys.stderr.write(res.output)
+    if not res.ok:
+        sys.stderr.write("error: build failed\n")
+        sys.exit(res.exit_code or 1)
+    if not quiet:
+        what = "nothing to do" if not res.ran else f"{len(res.ran)} step(s)"
+        profile = "release" if release else "debug"
+        sys.stderr.write(f"Finished {profile} build of {root.name} ({what}) in {res.seconds:.2f} s\n")
+    return res
+
+
+def print_executables(res) -> None:
+    for name, path in sorted(res.executables.items()):
+        if name.startswith("bin:"):
+            sys.stderr.write(f"  {name[4:]}: {path}\n")
+
+
+def fast_build(flags: list[str]) -> None:
+    """`nsm build` with only the flags of BUILD_FLAGS (already checked by the caller)."""
+    print_executables(build_or_exit(package_root_or_exit(), "--release" in flags,
+                                    "--tests" in flags, "-v" in flags or "--verbose" in flags))

@@ -1,0 +1,82 @@
+"""`nsm build`, `nsm test`, `nsm clean` and the package mode of `nsm run`: command lines over
+nsm.build.orchestrate."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from .buildcmd import build_or_exit, package_root_or_exit as _package_root, print_executables
+
+
+@click.command()
+@click.option("--release", is_flag=True, help="Optimise fully and remove index bounds checks.")
+@click.option("--tests", is_flag=True, help="Also build tests/*.nv.")
+@click.option("-v", "--verbose", is_flag=True, help="Print every build step ninja runs.")
+def build(release: bool, tests: bool, verbose: bool) -> None:
+    """Build the package in the current folder and its dependencies.
+
+    Outputs go to build/debug/ (or build/release/): executables in bin/, objects and module
+    interfaces in obj/ and nvi/. Only what changed is rebuilt."""
+    print_executables(build_or_exit(_package_root(), release, tests, verbose))
+
+
+@click.command()
+@click.option("--release", is_flag=True, help="Build and run the tests optimised.")
+@click.option("-v", "--verbose", is_flag=True, help="Print every build step ninja runs.")
+@click.argument("names", nargs=-1)
+def test(release: bool, verbose: bool, names: tuple[str, ...]) -> None:
+    """Build and run the package's tests (tests/*.nv, or those named NAMES).
+
+    A test passes when it exits 0 and its output matches its `# expect: TEXT` comments, one
+    per output line in order (`# exit: N` expects another status)."""
+    from .testing import run_tests
+    root = _package_root()
+    res = build_or_exit(root, release, True, verbose)
+    tests = {k[5:]: v for k, v in res.executables.items() if k.startswith("test:")}
+    unknown = [n for n in names if n not in tests]
+    if unknown:
+        sys.stderr.write(f"error: no test named '{unknown[0]}' in {root / 'tests'}\n")
+        sys.exit(1)
+    chosen = {n: tests[n] for n in (names or sorted(tests))}
+    if not chosen:
+        click.echo("no tests (add tests/*.nv)")
+        return
+    failed = run_tests(root, chosen)
+    sys.exit(1 if failed else 0)
+
+
+@click.command()
+def clean() -> None:
+    """Remove the package's build/ folder (both profiles and the native part)."""
+    import shutil
+    root = _package_root()
+    target = root / "build"
+    if target.is_dir():
+        shutil.rmtree(target)
+        click.echo(f"removed {target}")
+    else:
+        click.echo("nothing to clean")
+
+
+def run_package(bin_name: str | None, args: tuple[str, ...], release: bool) -> None:
+    """Build the package and exec its executable `bin_name` (the only one when None)."""
+    root = _package_root()
+    res = build_or_exit(root, release, False, False, quiet=True)
+    bins = {k[4:]: v for k, v in res.executables.items() if k.startswith("bin:")}
+    if not bins:
+        sys.stderr.write(f"error: package {root.name} has no executable\n"
+                         "hint: add src/main.nv with a main block, or a [[bin]] in neve.toml\n")
+        sys.exit(1)
+    if bin_name is None and len(bins) > 1:
+        sys.stderr.write(f"error: package {root.name} has several executables: "
+                         f"{', '.join(sorted(bins))}\nhint: choose one with --bin NAME\n")
+        sys.exit(1)
+    name = bin_name or next(iter(bins))
+    if name not in bins:
+        sys.stderr.write(f"error: no executable named '{name}' (have {', '.join(sorted(bins))})\n")
+        sys.exit(1)
+    sys.stdout.flush()
+    os.execv(str(bins[name]), [str(bins[name]), *args])
