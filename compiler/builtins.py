@@ -78,7 +78,7 @@ def check_call(ck, e: A.Call, expected) -> T.Expr:
         cls = ck.lookup_class_name(f.id)
         if cls is not None:
             return ck.call_class_name(e, cls, f)
-        alias = ck.lookup_alias(f.id)
+        alias = ck.lookup_alias(f.id) or ck.lookup_foreign(f.id)
         if alias is not None:                       # 3.5: an alias converts like its type
             vals = plain_args(ck, e, f.id, 1, 1)
             return ck.explicit_convert(ck.expr(vals[0]), alias, call_site(e), vals[0].span)
@@ -144,7 +144,9 @@ def call_user(ck, e: A.Call, fn: T.FuncSym, receiver: T.Expr | None = None,
                 ck.scope = saved[0]
                 ck.ctx_restore(saved[1])
             continue
-        x = ck.coerce(ck.expr(a, expected=p.type), p.type, a.span, f"argument {i + 1} of {fn.name}")
+        what = f"argument {i + 1} of {fn.name}"
+        x = ck.foreign_arg(p.type, a, what) if fn.foreign is not None else \
+            ck.coerce(ck.expr(a, expected=p.type), p.type, a.span, what)
         if reordered:
             tmp = T.Var(f".arg{i}", p.type, a.span)
             pre.append((written.index(a), T.Decl(a.span, tmp, x)))
@@ -342,6 +344,10 @@ def check_method(ck, e: A.Call, f: A.Attribute, expected) -> T.Expr:
         if o.id in ck.ms.imports or o.id in ck.ms.ambiguous:
             scope = ck.import_scope(o.id, o.span)
             fn = scope.functions.get(f.name)
+            if fn is None and f.name in scope.foreign:      # `mod.T(a)` from an any (3.3)
+                vals = plain_args(ck, e, f.name, 1, 1)
+                return ck.explicit_convert(ck.expr(vals[0]), scope.foreign[f.name], call_site(e),
+                                           vals[0].span)
             if fn is None and scope is ck.ms.std and (f.name in BUILTIN_NAMES or
                                                       f.name in GENERIC_BUILTINS):
                 return call_builtin(ck, A.Call(e.span, A.Name(f.span, f.name, f.targs), e.args),

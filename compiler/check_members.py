@@ -6,7 +6,7 @@ from . import ast as A
 from . import tir as T
 from .check_expr import Abandon
 from .symbols import ClassInfo, GenericFunc
-from .types import (ArrayT, BufferT, ChannelT, ClassT, FixedT, FuncT, MapT, Prim, TupleT, Type,
+from .types import (ArrayT, BufferT, ChannelT, ClassT, FixedT, ForeignT, FuncT, MapT, Prim, TupleT, Type,
                     INT, NIL, VOID, ERR)
 
 
@@ -185,6 +185,8 @@ class MemberChecker:
             return T.Builtin(t, e.span, "chan.new", [cap])
         if isinstance(t, ClassT) and t in self.classes_by_type:
             return self.new_object(t, e.args, e.span)
+        if isinstance(t, ForeignT):
+            return self.new_foreign(t, e.args, e.span)
         self.fail(e.span, f"cannot create a {t} with new")
 
     def ex_SelfRef(self, e: A.SelfRef, expected):

@@ -9,6 +9,7 @@ from . import tir as T
 from .callgraph import analyse
 from .declare import DeclChecker
 from .check_members import MemberChecker
+from .check_foreign import ForeignChecker
 from .check_threads import ThreadChecker
 from .modules import Module
 from .symbols import ModScope
@@ -16,7 +17,7 @@ from .parser import BUILTIN_GENERICS
 from .check_expr import Abandon as _Abandon, ExprChecker
 from .diagnostics import Diagnostics, Span
 from .builtins import FILE_T
-from .types import (ArrayT, BufferT, ChannelT, ClassT, ERR, FixedT, MapT, Prim, TupleT, Type, INT, STR, VOID, CHAR, is_numeric, is_int)
+from .types import (ArrayT, BufferT, ChannelT, ClassT, ForeignT, ERR, FixedT, MapT, Prim, TupleT, Type, INT, STR, VOID, CHAR, is_numeric, is_int)
 
 PHASE_LATER = {
     A.Launch: "kernel launches are not supported yet",
@@ -49,7 +50,7 @@ class Scope:
         return [n for f in self.frames for n in f]
 
 
-class Checker(DeclChecker, MemberChecker, ThreadChecker, ExprChecker):
+class Checker(DeclChecker, MemberChecker, ForeignChecker, ThreadChecker, ExprChecker):
     """Checks a whole program: the root module and every module it imports."""
 
     def __init__(self, modules: list[Module], root: Module, diags: Diagnostics,
@@ -251,6 +252,8 @@ class Checker(DeclChecker, MemberChecker, ThreadChecker, ExprChecker):
             return T.Builtin(FILE_T, span, "file_open", [path, mode])
         if isinstance(t, ClassT) and t in self.classes_by_type:
             return self.new_object(t, args, span)
+        if isinstance(t, ForeignT):
+            return self.new_foreign(t, args, span)
         if t == ERR:
             raise _Abandon()
         self.fail(span, f"cannot construct a value of type {t} with arguments")

@@ -5,8 +5,9 @@ from __future__ import annotations
 from . import ast as A
 from . import tir as T
 from .check_expr import Abandon, similar
+from .foreign_names import foreign_type_names, is_initializer, proto_neve_name
 from .symbols import ClassDecl, ClassInfo, GenericFunc, ModScope
-from .types import (ClassT, Prim, Type, PRIMS, VOID)
+from .types import (ClassT, ForeignT, Prim, Type, PRIMS, VOID)
 
 MAX_INSTANTIATION_DEPTH = 64
 BUILTIN_CLASSES = ("File",)
@@ -19,6 +20,11 @@ class DeclChecker:
         for m, ms in scopes.items():
             for item in m.ast.items:
                 self.collect(ms, item)
+            for name, span in foreign_type_names(m.ast).items():   # 11.2: opaque C types
+                if name in ms.functions:
+                    self.error(span, f"'{name}' is already defined in this module",
+                               "a foreign type and a function cannot share a name")
+                ms.foreign[name] = ForeignT(ms.key, name)
         std = next((ms for m, ms in scopes.items() if m is self.std_module), None)
         for m, ms in scopes.items():
             for name, dep in m.imports.items():
@@ -31,7 +37,8 @@ class DeclChecker:
             for item, dep in m.from_imports:
                 dscope = scopes[dep]
                 for n, sp in item.names:
-                    if not (n in dscope.functions or n in dscope.classes or n in dscope.aliases):
+                    if not (n in dscope.functions or n in dscope.classes or n in dscope.aliases
+                            or n in dscope.foreign):
                         self.error(sp, f"module '{'/'.join(item.path)}' has no member '{n}'")
                         continue
                     if n in ms.functions or n in ms.classes or n in ms.aliases:
@@ -50,6 +57,7 @@ class DeclChecker:
                 seen.append(s)
                 stack.extend(scopes[d] for d in s.mod.deps if d in scopes)
             ms.visible = seen
+        self.scope_of_key = {ms.key: ms for ms in scopes.values()}   # foreign types' modules
         return list(scopes.values())
 
     def collect(self, ms: ModScope, item) -> None:
@@ -87,7 +95,14 @@ class DeclChecker:
             else:
                 ms.main = item
         elif isinstance(item, A.Proto):
-            self.error(item.span, "foreign declarations (proto) are not supported yet")
+            if is_initializer(item):
+                if ms.foreign_init is not None:
+                    self.error(item.span, f"more than one {item.name} in this module")
+                ms.foreign_init = PendingProto(item)
+                return
+            name = proto_neve_name(item.name)
+            if not taken(name, item.span):
+                ms.functions[name] = PendingProto(item)
 
     def declare_operator(self, ms: ModScope, fd: A.FuncDef):
         if fd.tparams:
@@ -100,6 +115,11 @@ class DeclChecker:
             for name, f in list(ms.functions.items()):
                 if isinstance(f, PendingFunc):
                     ms.functions[name] = self.declare_function(ms, f.ast, {})
+                elif isinstance(f, PendingProto):
+                    ms.functions[name] = self.declare_proto(ms, f.ast)
+            if isinstance(ms.foreign_init, PendingProto):
+                ms.foreign_init = self.declare_proto(ms, ms.foreign_init.ast)
+            self.bind_protos(ms)
             ops = []
             for op, f in ms.operators:
                 if isinstance(f, PendingFunc):
@@ -178,7 +198,7 @@ class DeclChecker:
         if te.module is not None:
             target = self.import_scope(te.module, te.span)
             return self.type_in_scope(target, n, te, qualified=True)
-        if n in ms.classes or n in ms.aliases:
+        if n in ms.classes or n in ms.aliases or n in ms.foreign:
             return self.type_in_scope(ms, n, te)
         if n in ms.from_names:
             dscope, dn = ms.from_names[n]
@@ -214,6 +234,10 @@ class DeclChecker:
                                    f"{'s' if len(decl.ast.tparams) != 1 else ''}, got {len(targs)}",
                           f"write {n}<{', '.join(decl.ast.tparams)}>")
             return self.class_info(decl, targs, te.span).type
+        if n in scope.foreign:
+            if te.args:
+                self.fail(te.span, f"foreign type '{n}' takes no type arguments")
+            return scope.foreign[n]
         self.fail(te.span, f"unknown type '{n}'" if not qualified else
                   f"module has no type '{n}'")
 
@@ -312,6 +336,13 @@ class PendingFunc:
     """A non-generic function seen by collect() before signatures can be resolved."""
 
     def __init__(self, ast: A.FuncDef) -> None:
+        self.ast = ast
+
+
+class PendingProto:
+    """A `proto` seen by collect(); declared with the functions (foreign.declare_proto)."""
+
+    def __init__(self, ast: A.Proto) -> None:
         self.ast = ast
 
 

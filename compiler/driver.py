@@ -172,6 +172,7 @@ def _compile(path: str, release: bool, emit: str | None, check_only: bool, res: 
     # every module read, and every path probed and absent ("" = must still be absent)
     res.sources = {str(Path(m.path).resolve()): m.source_hash for m in loader.order}
     res.sources.update({p: "" for p in loader.missing})
+    res.sources.update(loader.extra_sources)      # bindings.nv merged into entry modules
     if check_only:
         return
     from .backends import cpu

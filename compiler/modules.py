@@ -11,6 +11,7 @@ from pathlib import Path
 
 from . import ast as A
 from .diagnostics import CompileError, Diagnostics, Span
+from .foreign_names import foreign_type_names
 
 BUNDLED = ("std", "frost")
 
@@ -64,6 +65,34 @@ def package_entry(pkg: Path) -> Path:
     return root / "include.nv"
 
 
+def native_bindings_path(pkg_root: Path) -> Path:
+    """The generated bindings of a package with native code (11.2): nsm's build runs bindgen
+    over the package's headers into this file, merged into the package's entry module."""
+    return Path(pkg_root) / "build" / "native" / "bindings.nv"
+
+
+def _manifest(pkg: Path) -> dict:
+    try:
+        data = tomllib.loads((pkg / "neve.toml").read_text())
+        return data if isinstance(data, dict) else {}
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return {}
+
+
+def native_package(entry: Path) -> Path | None:
+    """The package root when `entry` (which may not exist) is the entry module of a package
+    whose manifest has a [native] table, else None."""
+    pkg = package_root(entry)
+    if pkg is None or package_entry(pkg).resolve() != entry.resolve():
+        return None
+    return pkg if isinstance(_manifest(pkg).get("native"), dict) else None
+
+
+def package_name(pkg: Path) -> str:
+    name = _manifest(pkg).get("package", {}).get("name")
+    return name if isinstance(name, str) else pkg.name
+
+
 def installed_package(name: str, root: Path | None = None) -> Path | None:
     """An installed package `name` (8 (c)): the version the lock of the package holding the
     program's root file `root` records, else the most recently installed version."""
@@ -112,6 +141,7 @@ class Loader:
         self.root_file: Path | None = None
         self.std: Module | None = None
         self.missing: set[str] = set()      # candidate paths probed and absent
+        self.extra_sources: dict[str, str] = {}   # files merged into modules -> sha256
 
     def load_root(self, path: str, source: str) -> Module:
         """Load the program: the standard library's Neve part first, then the root file and
@@ -135,25 +165,50 @@ class Loader:
         mod = Module(shown, module_key(real, self.root_dir))
         mod.source_hash = hashlib.sha256(source.encode()).hexdigest()
         self.by_file[real] = mod
+        bindings = self._native_bindings(real)
+        extra = frozenset(foreign_type_names(bindings)) if bindings is not None else frozenset()
         # A first parse finds the imports; it knows no imported type names yet, so its
         # diagnostics are kept aside and only reported if no second parse is needed.
         first = Diagnostics()
         first.sources = self.diags.sources
         try:
-            mod.ast = self.parse(source, shown, frozenset(), frozenset(), first)
+            mod.ast = self.parse(source, shown, extra, frozenset(), first)
         except CompileError:
             pass
         if mod.ast is None:
             mod.ast = A.Module(Span(shown, 1, 1), shown, ())
+        mod.ast = _merged(mod.ast, bindings)
         self._resolve_imports(mod, real)
         types, generics = self.exported_names(mod)
-        if types or generics:
-            mod.ast = self.parse(source, shown, types, generics, self.diags)
+        if types or generics or extra:
+            mod.ast = _merged(self.parse(source, shown, types | extra, generics, self.diags),
+                              bindings)
         else:
             for d in first.items:
                 self.diags.error(d.span, d.message, d.hint, d.notes)
         self.order.append(mod)
         return mod
+
+    def _native_bindings(self, real: Path) -> A.Module | None:
+        """The parsed bindings.nv of a native package whose entry module is `real` (11.2),
+        when it exists and is not itself the module being loaded."""
+        pkg = native_package(real)
+        if pkg is None:
+            return None
+        path = native_bindings_path(pkg)
+        if not path.is_file() or path.resolve() == real:
+            return None
+        from .driver import read_source
+        shown = os.path.relpath(path) if str(path.resolve()).startswith(str(Path.cwd())) \
+            else str(path)
+        source = read_source(shown, self.diags)
+        if source is None:
+            return None
+        self.extra_sources[str(path.resolve())] = hashlib.sha256(source.encode()).hexdigest()
+        try:
+            return self.parse(source, shown, frozenset(), frozenset(), self.diags)
+        except CompileError:
+            return None
 
     def _resolve_imports(self, mod: Module, real: Path) -> None:
         for item in mod.ast.items:
@@ -174,6 +229,19 @@ class Loader:
     def _find(self, importer: Path, item) -> Module | None:
         tried = candidates(importer, item.path, self.root_file)
         for c in tried:
+            pkg = native_package(c)
+            if pkg is not None:                 # 11.2: native code and its bindings
+                bindings = native_bindings_path(pkg)
+                if not bindings.is_file():
+                    self.missing.add(str(bindings.resolve()))
+                    self.diags.error(item.span, f"package '{package_name(pkg)}' has native code "
+                                                f"that is not built (run: nsm build in {pkg})")
+                    return None
+                if not c.is_file():             # the bindings are the whole entry module
+                    self.missing.add(str(c.resolve()))
+                    return self._load(bindings, os.path.relpath(bindings)
+                                      if str(bindings.resolve()).startswith(str(Path.cwd()))
+                                      else str(bindings))
             if not c.is_file():
                 self.missing.add(str(c.resolve()))   # a file created here later changes the import
                 continue
@@ -209,6 +277,13 @@ class Loader:
         return frozenset(types), frozenset(generics)
 
 
+def _merged(m: A.Module, bindings: A.Module | None) -> A.Module:
+    """A module with the items of its package's bindings.nv appended (spans stay in it)."""
+    if bindings is None:
+        return m
+    return A.Module(m.span, m.path, tuple(m.items) + tuple(bindings.items))
+
+
 def declared_names(m: A.Module) -> tuple[set[str], set[str]]:
     types, generics = set(), set()
     for it in m.items:
@@ -220,4 +295,5 @@ def declared_names(m: A.Module) -> tuple[set[str], set[str]]:
             types.add(it.name)
         elif isinstance(it, A.FuncDef) and it.tparams:
             generics.add(it.name)
+    types |= set(foreign_type_names(m))          # opaque C types of its protos (11.2)
     return types, generics

@@ -65,6 +65,10 @@ class ModScope:
     alias_cache: dict[str, Type] = field(default_factory=dict)
     main: A.MainDef | None = None
     std: "ModScope | None" = None      # the standard library's scope (None inside std)
+    foreign: dict[str, Type] = field(default_factory=dict)       # opaque C types (11.2)
+    foreign_create: dict[Type, T.FuncSym] = field(default_factory=dict)   # T_create
+    foreign_destroy: dict[Type, T.FuncSym] = field(default_factory=dict)  # T_destroy
+    foreign_init: T.FuncSym | None = None                        # initialize__pkg
 
     @property
     def key(self) -> str:

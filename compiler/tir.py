@@ -40,6 +40,7 @@ class FuncSym:
     scope: Any = None          # the symbols.ModScope it was declared in
     env: dict = field(default_factory=dict)   # type parameter bindings
     owner: Any = None          # symbols.ClassInfo for methods and ctors
+    foreign: Any = None        # foreign.ProtoInfo for a `proto` (C symbol, no body)
 
 
 # ------------------------------------------------------------------ expressions

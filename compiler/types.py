@@ -140,6 +140,12 @@ class ClassT(Type):
         return True
 
 
+@dataclass(frozen=True)
+class ForeignT(ClassT):
+    """An opaque C type named in a module's protos (11.2, 11.3): a reference to a collected
+    wrapper of the C address; compares, hashes and prints by that address."""
+
+
 INT_NAMES = ("int", "i8", "i16", "i32", "u8")
 FLOAT_NAMES = ("float", "f64", "bf16", "half")
 NUMERIC_NAMES = INT_NAMES + FLOAT_NAMES

@@ -4,7 +4,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .. import tir as T
-from ..types import (ArrayT, BufferT, ChannelT, FixedT, FuncT, MapT, Prim, TupleT, Type, ClassT,
+from ..types import (ArrayT, BufferT, ChannelT, FixedT, ForeignT, FuncT, MapT, Prim, TupleT, Type, ClassT,
                      has_pointers)
 from . import runtime_abi as R
 from .exprs import ExprLowering
@@ -13,6 +13,7 @@ from .intrinsics import IntrinsicLowering
 from .objects import ObjectLowering
 from .maps import MapLowering
 from .threads import ThreadLowering
+from .foreign import ForeignLowering
 
 MAX_DEPTH = 10_000_000        # NV_MAX_DEPTH in neve_rt.h
 
@@ -39,7 +40,7 @@ class FuncState:
         self.entry_builder: ir.IRBuilder | None = None
 
 
-class Lowerer(ThreadLowering, ObjectLowering, MapLowering, ExprLowering, StmtLowering, IntrinsicLowering):
+class Lowerer(ForeignLowering, ThreadLowering, ObjectLowering, MapLowering, ExprLowering, StmtLowering, IntrinsicLowering):
     def __init__(self, program: T.Program, target_data, triple: str, *, release: bool = False,
                  module_name: str = "neve") -> None:
         self.program = program
@@ -124,6 +125,7 @@ class Lowerer(ThreadLowering, ObjectLowering, MapLowering, ExprLowering, StmtLow
         fn = ir.Function(self.module, fnty, name="main")
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         b.call(R.declare(self.module, "nv_init"), list(fn.args))
+        self.call_foreign_initializers(b)       # 5.4: before the global instances
         for info in self.program.globals:       # 7.3: created before main, in order
             b.call(self.global_init_fn(info), [])
         b.call(self.declare_func(self.program.main), [])
@@ -231,6 +233,8 @@ class Lowerer(ThreadLowering, ObjectLowering, MapLowering, ExprLowering, StmtLow
             offsets = og.bitcast(R.PTR)
         elif isinstance(t, MapT):
             kind, elist = "map", [t.key, t.val]
+        elif isinstance(t, ForeignT):
+            kind, elist = "foreign_ref", []
         elif isinstance(t, ClassT):
             kind, elist = ("foreign" if t.module == "std" else "class"), []
         elif isinstance(t, ChannelT):

@@ -4,7 +4,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .. import tir as T
-from ..types import (ANY, ArrayT, BufferT, FixedT, MapT, Prim, TupleT, Type, FLOAT, F64, BOOL, CHAR, STR, NIL, BF16,
+from ..types import (ANY, ArrayT, BufferT, FixedT, ForeignT, MapT, Prim, TupleT, Type, FLOAT, F64, BOOL, CHAR, STR, NIL, BF16,
                      HALF, is_int, is_float, is_signed, INT_BITS)
 from . import runtime_abi as R
 
@@ -64,6 +64,8 @@ class ExprLowering:
         return self.fs.placeholder
 
     def ex_CallFn(self, e: T.CallFn) -> ir.Value:
+        if e.func.foreign is not None:
+            return self.foreign_call(e)
         args = [self.expr(a) for a in e.args]
         if e.recv_check is not None:
             self.recv_check(args[0], e.span, *e.recv_check)
@@ -226,6 +228,8 @@ class ExprLowering:
             return eq if op == "==" else b.not_(eq)
         if isinstance(t, BufferT) or t == ANY:
             l, r = b.extract_value(l, 0), b.extract_value(r, 0)
+        if isinstance(t, ForeignT):              # by C address: wrappers of one pointer (11.2)
+            l, r = self.foreign_addr(l), self.foreign_addr(r)
         if isinstance(l.type, ir.PointerType):
             return b.icmp_unsigned(op, b.ptrtoint(l, R.I64), b.ptrtoint(r, R.I64))
         if t == BOOL or (isinstance(t, Prim) and t.name in UNSIGNED):
@@ -247,7 +251,9 @@ class ExprLowering:
         if src == dst:
             return v
         if dst == ANY:
-            return self.box_any(v, src)
+            return self.box_buffer(v, src) if isinstance(src, BufferT) else self.box_any(v, src)
+        if src == ANY and isinstance(dst, (BufferT, ForeignT)):
+            return self.any_to_unchecked(v, dst)
         if src == ANY and dst.is_ref:
             return self.unbox_any(v, dst, span)
         if src == NIL or (not isinstance(dst, Prim) and src.is_ref):

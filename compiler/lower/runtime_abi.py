@@ -28,7 +28,7 @@ BUF_SIZE = 256
 KIND = {"int": 1, "i8": 2, "i16": 3, "i32": 4, "u8": 5, "float": 6, "f64": 7, "bf16": 8,
         "half": 9, "bool": 10, "char": 11, "str": 12, "array": 13, "tuple": 14, "fixed": 15,
         "map": 16, "class": 17, "channel": 18, "function": 19, "buffer": 20, "any": 21,
-        "foreign": 22}
+        "foreign": 22, "foreign_ref": 23}
 
 NORETURN = {"nv_panic", "nv_panic_str", "nv_panic_index", "nv_panic_divzero",
             "nv_panic_nil_call", "nv_assert_fail", "nv_exit", "nv_panic_depth",
@@ -172,6 +172,12 @@ SIGNATURES: dict[str, tuple] = {
     "nv_chan_alive": (I32, [PTR]),
     "nv_chan_size": (I64, [PTR]),
     "nv_chan_sum": (VOID, [PTR, PTR]),
+    # foreign calls (11.3)
+    "nv_str_cstr": (PTR, [PTR]),
+    "nv_str_from_cstr": (PTR, [PTR]),
+    "nv_foreign_wrap": (PTR, [PTR, PTR]),
+    "nv_any_to_c": (PTR, [PTR, PTR]),
+    "nv_any_to_foreign": (PTR, [PTR, PTR]),
     # C library
     "fmodf": (F32, [F32, F32]),
     "fmod": (F64, [F64, F64]),

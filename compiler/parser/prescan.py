@@ -43,6 +43,8 @@ def _prescan(tokens: list[Token]) -> tuple[frozenset[str], frozenset[str], froze
             after = at(i + 2)
             if after is not None and after.is_op("="):
                 types.add(nxt.text)
+        elif t.is_kw("proto"):
+            types |= _proto_type_names(tokens, i)
         elif t.is_kw("def"):
             name = _generic_def_name(tokens, i)
             if name is not None:
@@ -65,6 +67,24 @@ def _prescan(tokens: list[Token]) -> tuple[frozenset[str], frozenset[str], froze
             if last is not None:
                 modules.add(last)
     return frozenset(types), frozenset(generics), frozenset(modules)
+
+
+def _proto_type_names(tokens: list[Token], i: int) -> set[str]:
+    """Bare names in type positions of the `proto` line at i (its result, and each parameter's
+    first token): a name there that is no other type declares an opaque C type (11.2)."""
+    out: set[str] = set()
+    n = len(tokens)
+    j = i + 1
+    at_type = True
+    while j < n and tokens[j].kind not in _LINE_END:
+        t = tokens[j]
+        nxt = tokens[j + 1] if j + 1 < n else None
+        if at_type and t.kind is T.NAME and not (nxt is not None and nxt.is_op(".")) \
+                and t.text != "sys":
+            out.add(t.text)
+        at_type = t.is_op("(", ",", "<")
+        j += 1
+    return out
 
 
 def _generic_def_name(tokens: list[Token], i: int) -> str | None:

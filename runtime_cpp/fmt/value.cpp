@@ -108,7 +108,7 @@ void any_text(NvBuf* b, NvAny a, bool nested) {
     switch (a.type->kind) {
         case NV_FOREIGN: opaque(b, a.value, "any", true); break;
         case NV_STR: case NV_ARRAY: case NV_MAP: case NV_CLASS: case NV_CHANNEL:
-        case NV_FUNCTION: case NV_BUFFER:
+        case NV_FUNCTION: case NV_BUFFER: case NV_FOREIGN_REF:
             fmt(b, (const char*)&a.value, a.type, nested);
             break;
         case NV_ANY: put(b, "<any>"); break;
@@ -183,6 +183,11 @@ void fmt(NvBuf* b, const char* p, const NvType* t, bool nested) {
         case NV_FOREIGN:
             opaque(b, load<const void*>(p), t->name ? t->name : "foreign", true);
             break;
+        case NV_FOREIGN_REF: {   // <image 0x...>: the C address, not the wrapper's
+            const NvForeign* w = load<const NvForeign*>(p);
+            opaque(b, w ? w->addr : nullptr, t->name ? t->name : "foreign", true);
+            break;
+        }
         default: put(b, "<?>"); break;
     }
 }

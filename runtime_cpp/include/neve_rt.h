@@ -36,7 +36,8 @@ enum NvKind {
     NV_FUNCTION,  /* function pointer */
     NV_BUFFER,    /* T[] (issue 7) */
     NV_ANY,
-    NV_FOREIGN
+    NV_FOREIGN,   /* a raw handle (File; a void* from C: name "foreign pointer") */
+    NV_FOREIGN_REF /* opaque C type (11.2): NvForeign*, compared, hashed, printed by addr */
 };
 
 typedef struct NvType {
@@ -302,6 +303,21 @@ NvArray* nv_glob(const NvStr* pattern);             /* sorted array<str>; no mat
  * point at a constant NvFuncValue. `any` is two words, NvAny {value, dynamic type}: the
  * compiler boxes the static type on conversion; descriptors are unique per type program-wide
  * (the compiler emits them with one mangled name each), so a cast compares pointers. */
+/* ------------------------------------------------------------------ foreign calls (11)
+ * A value of an opaque C type is a collected wrapper of the C address, never of NULL (nil).
+ * Owned pointers (T_create, `# neve: owned`) get a finalizer calling destroy(addr) at most
+ * once, on a runtime thread. */
+typedef struct NvForeign {
+    void* addr;
+    void (*destroy)(void*);                         /* T_destroy of an owned pointer, or NULL */
+} NvForeign;
+extern const NvType nv_type_cptr;                   /* dynamic type "foreign pointer" (3.4) */
+NvForeign* nv_foreign_wrap(void* addr, void (*destroy)(void*));   /* NULL -> NULL */
+char* nv_str_cstr(const NvStr* s);                  /* NUL-terminated collected copy */
+NvStr* nv_str_from_cstr(const char* p);             /* copy; NULL -> "" */
+void* nv_any_to_c(const void* value, const NvType* held);          /* unwraps foreign refs */
+NvForeign* nv_any_to_foreign(const void* value, const NvType* held);   /* unchecked (3.3) */
+
 typedef struct NvAny {
     const void* value;                              /* the reference, NULL for nil */
     const NvType* type;                             /* its dynamic type, NULL for nil */

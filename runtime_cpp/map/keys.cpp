@@ -122,6 +122,10 @@ uint64_t rt_key_hash(const void* pv, const NvType* t) {
                 h = mum(h ^ rt_key_hash(p + (int64_t)i * et->size, et), kP1);
             return h;
         }
+        case NV_FOREIGN_REF: {   // the C address (11.2)
+            const NvForeign* w = load<const NvForeign*>(p);
+            return hash_word((uint64_t)(uintptr_t)(w ? w->addr : nullptr));
+        }
         default:   // references and any: the first word is the identity
             return hash_word((uint64_t)(uintptr_t)load<const void*>(p));
     }

@@ -50,7 +50,7 @@ inline int32_t round8(int32_t n) { return (n + 7) & ~7; }
 bool holds_ptrs(const NvType* t) {
     switch (t->kind) {
         case NV_STR: case NV_ARRAY: case NV_MAP: case NV_CLASS: case NV_CHANNEL:
-        case NV_FUNCTION: case NV_BUFFER: case NV_ANY: case NV_FOREIGN:
+        case NV_FUNCTION: case NV_BUFFER: case NV_ANY: case NV_FOREIGN: case NV_FOREIGN_REF:
             return true;
         default:
             return t->has_ptrs != 0;

@@ -103,6 +103,11 @@ bool rt_value_eq(const void* pa, const void* pb, const NvType* t, bool arrays_by
             if (!x || !y || arrays_by_identity) return x == y;
             return x->len == y->len && seq_eq(x->data, y->data, x->len, x->elem, false);
         }
+        case NV_FOREIGN_REF: {   // by C address: two wrappers of one pointer are equal (11.2)
+            const NvForeign* x = load<const NvForeign*>(a);
+            const NvForeign* y = load<const NvForeign*>(b);
+            return (x ? x->addr : nullptr) == (y ? y->addr : nullptr);
+        }
         default:
             // maps, classes, channels, functions, any, buffers, foreign: identity of the
             // reference (a buffer's first word is its address)

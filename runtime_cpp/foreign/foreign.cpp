@@ -1,0 +1,97 @@
+// Foreign calls (LANGUAGE.md 11): C strings in and out, wrappers of C pointers (opaque types),
+// the dynamic type "foreign pointer" of a void* in an any, and the finalizer thread that
+// releases owned pointers.
+//
+// A foreign value is a small collected NvForeign holding the C address; NULL is never wrapped
+// (a NULL pointer is nil), so wrappers of one pointer are equal by address and no table of live
+// wrappers is kept. An owned pointer's wrapper has a bdwgc finalizer calling its T_destroy.
+// Finalizers run on demand only (GC_set_finalize_on_demand), on one runtime thread woken by the
+// collector's notifier: never inside an allocation of a Neve thread holding a lock (11.2).
+#include <gc.h>
+#include <pthread.h>
+#include <cstring>
+#include "neve_rt.h"
+#include "gc/alloc.h"
+
+extern "C" const NvType nv_type_cptr = {NV_FOREIGN, 8, 0, 0, nullptr, nullptr, "foreign pointer",
+                                        nullptr};
+
+namespace {
+
+pthread_mutex_t fin_mu = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t fin_cv = PTHREAD_COND_INITIALIZER;
+bool fin_pending = false;
+pthread_once_t fin_once = PTHREAD_ONCE_INIT;
+
+void notify_finalizers() {
+    pthread_mutex_lock(&fin_mu);
+    fin_pending = true;
+    pthread_cond_signal(&fin_cv);
+    pthread_mutex_unlock(&fin_mu);
+}
+
+void* finalizer_thread(void*) {
+    for (;;) {
+        pthread_mutex_lock(&fin_mu);
+        while (!fin_pending) pthread_cond_wait(&fin_cv, &fin_mu);
+        fin_pending = false;
+        pthread_mutex_unlock(&fin_mu);
+        while (GC_should_invoke_finalizers()) GC_invoke_finalizers();
+    }
+    return nullptr;
+}
+
+void start_finalizer_thread() {
+    GC_set_finalize_on_demand(1);
+    GC_set_finalizer_notifier(notify_finalizers);
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_t th;
+    rt_thread_create(&th, &attr, finalizer_thread, nullptr);
+    pthread_attr_destroy(&attr);
+}
+
+void release(void* obj, void*) {
+    NvForeign* w = (NvForeign*)obj;
+    void* addr = w->addr;
+    w->addr = nullptr;                     // at most once, whatever happens next
+    if (addr && w->destroy) w->destroy(addr);
+}
+
+}  // namespace
+
+extern "C" NvForeign* nv_foreign_wrap(void* addr, void (*destroy)(void*)) {
+    if (!addr) return nullptr;
+    NvForeign* w = (NvForeign*)rt_alloc_atomic(sizeof(NvForeign));   // holds no Neve pointers
+    w->addr = addr;
+    w->destroy = destroy;
+    if (destroy) {
+        pthread_once(&fin_once, start_finalizer_thread);
+        GC_REGISTER_FINALIZER_NO_ORDER(w, release, nullptr, nullptr, nullptr);
+    }
+    return w;
+}
+
+extern "C" char* nv_str_cstr(const NvStr* s) {
+    int64_t n = s ? s->len : 0;
+    char* p = (char*)rt_alloc_atomic_uninit((size_t)n + 1);
+    if (n) memcpy(p, s->data, (size_t)n);
+    p[n] = '\0';
+    return p;
+}
+
+extern "C" NvStr* nv_str_from_cstr(const char* p) {
+    if (!p) return nullptr;
+    return nv_str_new(p, (int64_t)strlen(p));
+}
+
+extern "C" void* nv_any_to_c(const void* value, const NvType* held) {
+    if (value && held && held->kind == NV_FOREIGN_REF) return ((const NvForeign*)value)->addr;
+    return (void*)value;
+}
+
+extern "C" NvForeign* nv_any_to_foreign(const void* value, const NvType* held) {
+    if (!value || (held && held->kind == NV_FOREIGN_REF)) return (NvForeign*)value;
+    return nv_foreign_wrap((void*)value, nullptr);          // borrowed (11.2)
+}
