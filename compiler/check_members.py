@@ -221,29 +221,44 @@ class MemberChecker:
         # 7.3: globals are created in the order of their first mention in the source,
         # imported modules first; every mention is seen once the whole program is checked
         here = (self.modules.index(self.ms.mod), e.span.line, e.span.col)
+        self.note_global(info, here, e.span, name)
+        self.mark_raises()
+        return T.Builtin(t, e.span, "global", [], info)
+
+    def note_global(self, info: ClassInfo, here: tuple, span, name: str) -> None:
+        """Record a mention of $C at `here` = (module index, line, col): the program creates
+        its globals in the order of their first mentions (7.3)."""
         if info in self.global_spans:
             self.global_spans[info] = min(self.global_spans[info], here)
         if info not in self.globals:
-            if info.ctor is not None and any(p.default is None for p in info.ctor.ast.params):
-                self.fail(e.span, f"${name} needs a ctor callable without arguments")
+            if not global_capable(info):
+                self.fail(span, f"${name} needs a ctor callable without arguments")
             self.globals.append(info)
             self.global_spans[info] = here
-            saved = self.ctx_swap(info.decl.scope, {}, None)
+            if info.maker is None:
+                self.make_maker(info)
+
+    def make_maker(self, info: ClassInfo) -> T.FuncSym:
+        """The function creating the instance $C. It is located at the class (not at a
+        mention), so it is the same whichever module mentions $C first."""
+        span = info.decl.ast.span
+        saved = self.ctx_swap(info.decl.scope, {}, None)
+        try:
+            maker = T.FuncSym(f"${info.type.name}", f"nvglobal.make.{info.decl.scope.key}."
+                              f"{info.type.name}", [], info.type, span)
+            maker.scope, maker.env = info.decl.scope, {}
+            outer = self.cur_func
+            self.cur_func = maker
             try:
-                maker = T.FuncSym(f"${info.type.name}", f"nvglobal.make.{info.decl.scope.key}."
-                                  f"{info.type.name}", [], t, e.span)
-                maker.scope, maker.env = info.decl.scope, {}
-                outer = self.cur_func
-                self.cur_func = maker
-                made = self.new_object(t, (), info.decl.ast.span)
-                self.cur_func = outer
+                made = self.new_object(info.type, (), span)
             finally:
-                self.ctx_restore(saved)
-            maker.body = T.Block(e.span, [T.Return(e.span, made)])
-            info.maker = maker
-            self.extra_funcs.append(maker)
-        self.mark_raises()
-        return T.Builtin(t, e.span, "global", [], info)
+                self.cur_func = outer
+        finally:
+            self.ctx_restore(saved)
+        maker.body = T.Block(span, [T.Return(span, made)])
+        info.maker = maker
+        self.extra_funcs.append(maker)
+        return maker
 
     # ------------------------------------------------------------ members (7.4)
     def ex_Attribute(self, e: A.Attribute, expected):
@@ -390,3 +405,8 @@ def mentions(te, tps, env) -> bool:
     if isinstance(te, (A.BufferType, A.FixedArrayType)):
         return mentions(te.elem, tps, env)
     return False
+
+
+def global_capable(info: ClassInfo) -> bool:
+    """Whether $C can exist: C's ctor is callable without arguments (7.3)."""
+    return info.ctor is None or all(p.default is not None for p in info.ctor.ast.params)

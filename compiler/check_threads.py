@@ -85,7 +85,8 @@ class ThreadChecker:
             v = T.Var(name, arr.type, arr.span, is_param=True)
             scope.base[name] = v
             split_vars.append((v, arr, mode))
-        fn = T.FuncSym(outer_func.name, f"{outer_func.symbol}.thread{self.thread_count()}",
+        symbol = f"{outer_func.symbol}.thread{self.thread_count(outer_func)}"
+        fn = T.FuncSym(outer_func.name, symbol,
                        [], VOID, s.span)
         fn.scope, fn.env, fn.owner = self.ms, self.env, self.cur_class
         fn.is_thread = True
@@ -102,9 +103,11 @@ class ThreadChecker:
         return T.Spawn(s.span, kind, count, fn, [outer for outer, _ in scope.captures],
                        [(arr, mode) for _, arr, mode in split_vars])
 
-    def thread_count(self) -> int:
-        self._threads = getattr(self, "_threads", 0) + 1
-        return self._threads
+    def thread_count(self, outer: T.FuncSym) -> int:
+        """Threads are numbered per enclosing function, so a generic instance's thread bodies
+        get the same symbols in every build unit that instantiates it."""
+        outer.threads = getattr(outer, "threads", 0) + 1
+        return outer.threads
 
     def stmt_Lock(self, s: A.Lock):
         self.mark_raises()                   # waiting for a lock can be a deadlock

@@ -73,6 +73,7 @@ class Checker(DeclChecker, MemberChecker, ForeignChecker, ThreadChecker, ExprChe
         self.func_values: dict = {}
         self.loop_depth = 0
         self.cur_func: T.FuncSym | None = None
+        self.require_main = True     # False when compiling one build unit (compiler/unit.py)
 
     # ------------------------------------------------------------ program
     def check(self) -> T.Program:
@@ -94,14 +95,16 @@ class Checker(DeclChecker, MemberChecker, ForeignChecker, ThreadChecker, ExprChe
                            "only the program's root file has main")
         main_sym = None
         if root_scope.main is None:
-            self.error(Span(self.root.path, 1, 1), "missing main",
-                       "the root file needs a main block: main")
+            if self.require_main:
+                self.error(Span(self.root.path, 1, 1), "missing main",
+                           "the root file needs a main block: main")
         else:
             main_sym = T.FuncSym("main", "neve_main", [], VOID, root_scope.main.span)
             main_sym.ast, main_sym.scope, main_sym.env, main_sym.owner = \
                 root_scope.main, root_scope, {}, None
             self.queue.append(main_sym)
             self.main_sym = main_sym
+        self.before_bodies(scopes)
         checked: list[T.FuncSym] = []
         while self.queue or self.pending_classes:
             if self.pending_classes:
@@ -111,10 +114,18 @@ class Checker(DeclChecker, MemberChecker, ForeignChecker, ThreadChecker, ExprChe
             self.check_function(sym)
             checked.append(sym)
         checked += self.extra_funcs
-        analyse(checked)
+        checked = self.analyse_calls(checked)
         classes = [c for c in self.classes_by_type.values()]
         globals_ = sorted(self.globals, key=lambda g: self.global_spans[g])
         return T.Program(self.root.path, checked, main_sym, globals=globals_, classes=classes)
+
+    def before_bodies(self, scopes: list[ModScope]) -> None:
+        """Hook run once every declaration is known, before any body is checked."""
+
+    def analyse_calls(self, checked: list[T.FuncSym]) -> list[T.FuncSym]:
+        """Call-graph facts (frames, recursion) of the checked functions, which it returns."""
+        analyse(checked)
+        return checked
 
     def check_function(self, sym: T.FuncSym) -> None:
         saved = self.ctx_swap(sym.scope, sym.env, sym.owner)

@@ -76,11 +76,18 @@ def compile_file(path: str, *, release: bool = False, emit: str | None = None,
     The stages walk trees recursively; a left-deep chain such as `1 + 1 + ... + 1` is as deep
     as it is long (13.1 allows any length), so the work runs on a thread with a large stack
     and a high recursion limit."""
+    return run_guarded(lambda res: _compile(path, release, emit, check_only, res, source))
+
+
+def run_guarded(work) -> Result:
+    """Run `work(result)` on a thread with a deep stack, at the driver boundary: compile
+    errors and internal failures become diagnostics and an exit code, never a traceback.
+    Separate compilation (compiler/unit.py) runs its stages through this too."""
     box: list[Result] = []
     old_size = threading.stack_size(DEEP_STACK_BYTES)
     try:
-        t = threading.Thread(target=lambda: box.append(
-            _compile_guarded(path, release, emit, check_only, source)), name="neve-compile")
+        t = threading.Thread(target=lambda: box.append(_compile_guarded(work)),
+                             name="neve-compile")
         t.start()
     finally:
         threading.stack_size(old_size)
@@ -88,22 +95,26 @@ def compile_file(path: str, *, release: bool = False, emit: str | None = None,
     return box[0]
 
 
-def _compile_guarded(path, release, emit, check_only, source) -> Result:
+def _compile_guarded(work) -> Result:
     old_limit = sys.getrecursionlimit()
     sys.setrecursionlimit(DEEP_RECURSION_LIMIT)
     try:
-        return _compile_boundary(path, release, emit, check_only, source)
+        return _compile_boundary(work)
     finally:
         sys.setrecursionlimit(old_limit)
 
 
-def _compile_boundary(path, release, emit, check_only, source) -> Result:
+def _compile_boundary(work) -> Result:
     diags = Diagnostics()
     res = Result(False, diags)
     try:
-        _compile(path, release, emit, check_only, res, source)
+        work(res)
     except CompileError:
         pass
+    except InternalError as e:          # a known internal failure, already worded for users
+        diags.items.append(Diagnostic(None, f"internal compiler error: {e}"))
+        res.exit_code = EXIT_ICE
+        return res
     except RecursionError:
         diags.error(None, "internal compiler error: input nests too deeply for the compiler")
         res.exit_code = EXIT_ICE

@@ -132,9 +132,12 @@ def module_key(path: Path, root_dir: Path) -> str:
 class Loader:
     """Loads the root file and every module it imports, transitively, each once."""
 
-    def __init__(self, diags: Diagnostics, parse) -> None:
+    def __init__(self, diags: Diagnostics, parse, key_of=None) -> None:
         self.diags = diags
         self.parse = parse          # (source, path, known_types, known_generics, diags) -> Module
+        # module keys: relative to the root file's folder by default; separate compilation
+        # (compiler/unit.py) passes a key that does not depend on the root
+        self.key_of = key_of
         self.by_file: dict[Path, Module] = {}
         self.order: list[Module] = []
         self.root_dir = Path.cwd()
@@ -162,7 +165,7 @@ class Loader:
             source = read_source(shown, self.diags)
             if source is None:
                 return None
-        mod = Module(shown, module_key(real, self.root_dir))
+        mod = Module(shown, self.key_of(real) if self.key_of else module_key(real, self.root_dir))
         mod.source_hash = hashlib.sha256(source.encode()).hexdigest()
         self.by_file[real] = mod
         bindings = self._native_bindings(real)

@@ -67,12 +67,16 @@ class Lowerer(ForeignLowering, ThreadLowering, ObjectLowering, MapLowering, Expr
         self.stack_limit = lim
 
     # ------------------------------------------------------------ entry
-    def lower(self, owns=None, is_root: bool = True) -> ir.Module:
+    def lower(self, owns=None, is_root: bool = True, linkage=None) -> ir.Module:
         """Define the functions `owns` selects (all by default) and, in the root module, the
-        C `main`; everything else referenced is declared and resolved by the linker."""
+        C `main`; everything else referenced is declared and resolved by the linker.
+        `linkage(f)`, when given, names the LLVM linkage of f's definition (separate
+        compilation defines generic instances as linkonce_odr in every unit using them)."""
         mine = [f for f in self.program.functions if owns is None or owns(f)]
         for f in mine:
-            self.declare_func(f)
+            fn = self.declare_func(f)
+            if linkage is not None and linkage(f):
+                fn.linkage = linkage(f)
         for f in mine:
             self.lower_function(f)
         if is_root and self.program.main is not None:
