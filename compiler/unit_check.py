@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import tir as T
 from .callgraph import analyse
+from .check_expr import Abandon
 from .check_members import global_capable
 from .checker import Checker
 from .driver import InternalError
@@ -56,9 +57,25 @@ class UnitChecker(Checker):
                 info = decl.instances.get(())
                 if info is not None and not decl.ast.tparams and global_capable(info) \
                         and info.maker is None:
-                    self.make_maker(info)
+                    self.try_maker(info)
         if getattr(self, "main_sym", None) is not None:
             self.inject_globals(scopes)
+
+    def try_maker(self, info) -> None:
+        """Make $C's creator unless that reports errors (a ctor default that does not check):
+        those are the program's to report at a real `$C`, as the whole-program build does."""
+        mark = len(self.diags.items)
+        try:
+            self.make_maker(info)
+        except Abandon:
+            pass
+        if len(self.diags.items) > mark:
+            for d in self.diags.items[mark:]:
+                self.diags._seen.discard((d.span, d.message))
+            del self.diags.items[mark:]
+            if info.maker in self.extra_funcs:
+                self.extra_funcs.remove(info.maker)
+            info.maker = None
 
     def inject_globals(self, scopes) -> None:
         """The root unit creates every global of the program: those its imports mention too."""
