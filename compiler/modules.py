@@ -2,6 +2,7 @@
 packages' module roots, and the bundled std and frost packages."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -29,40 +30,50 @@ class Module:
     source_hash: str = ""
 
 
+@functools.lru_cache(maxsize=65536)
+def _realpath(p: str) -> str:
+    return os.path.realpath(p)
+
+
+def resolved(p) -> Path:
+    """`Path(p).resolve()`, remembered per spelling: loading a program asks for the same few
+    folders thousands of times (symbolic links are assumed not to change during a compile)."""
+    return Path(_realpath(os.path.abspath(p)))
+
+
 def bundled_root() -> Path:
     return Path(__file__).resolve().parent.parent / "packages"
 
 
+_ROOTS: dict[str, Path | None] = {}
+
+
 def package_root(file: Path) -> Path | None:
-    """The nearest folder above `file` holding a neve.toml."""
-    for d in file.resolve().parents:
-        if (d / "neve.toml").is_file():
-            return d
-    return None
+    """The nearest folder above `file` holding a neve.toml (remembered per folder until
+    `reset_path_caches`)."""
+    folder = str(resolved(file).parent)
+    if folder not in _ROOTS:
+        _ROOTS[folder] = next((d for d in (Path(folder), *Path(folder).parents)
+                               if (d / "neve.toml").is_file()), None)
+    return _ROOTS[folder]
+
+
+def reset_path_caches() -> None:
+    """Forget resolved paths and package roots: called when a compile starts, so one compile
+    sees one consistent file system and the next sees changes."""
+    _realpath.cache_clear()
+    _ROOTS.clear()
 
 
 def module_root(pkg: Path) -> Path:
     """A package's module root: the manifest's [package] src, by default the package root."""
-    try:
-        data = tomllib.loads((pkg / "neve.toml").read_text())
-        src = data.get("package", {}).get("src")
-        if isinstance(src, str):
-            return (pkg / src).resolve()
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        pass
-    return pkg
+    src = _manifest(pkg).get("package", {}).get("src")
+    return resolved(pkg / src) if isinstance(src, str) else pkg
 
 
 def package_entry(pkg: Path) -> Path:
-    root = module_root(pkg)
-    try:
-        data = tomllib.loads((pkg / "neve.toml").read_text())
-        entry = data.get("package", {}).get("entry")
-        if isinstance(entry, str):
-            return root / entry
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        pass
-    return root / "include.nv"
+    entry = _manifest(pkg).get("package", {}).get("entry")
+    return module_root(pkg) / (entry if isinstance(entry, str) else "include.nv")
 
 
 def native_bindings_path(pkg_root: Path) -> Path:
@@ -71,19 +82,31 @@ def native_bindings_path(pkg_root: Path) -> Path:
     return Path(pkg_root) / "build" / "native" / "bindings.nv"
 
 
+_MANIFESTS: dict[Path, tuple[tuple[int, int], dict]] = {}
+
+
 def _manifest(pkg: Path) -> dict:
+    """The parsed neve.toml of `pkg` ({} if unreadable), parsed again only when its stat
+    changes: a compile asks for the manifests of its packages once per module loaded."""
+    path = Path(pkg) / "neve.toml"
     try:
-        data = tomllib.loads((pkg / "neve.toml").read_text())
-        return data if isinstance(data, dict) else {}
+        st = path.stat()
+        hit = _MANIFESTS.get(path)
+        if hit is not None and hit[0] == (st.st_mtime_ns, st.st_size):
+            return hit[1]
+        data = tomllib.loads(path.read_text())
+        data = data if isinstance(data, dict) else {}
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
         return {}
+    _MANIFESTS[path] = ((st.st_mtime_ns, st.st_size), data)
+    return data
 
 
 def native_package(entry: Path) -> Path | None:
     """The package root when `entry` (which may not exist) is the entry module of a package
     whose manifest has a [native] table, else None."""
     pkg = package_root(entry)
-    if pkg is None or package_entry(pkg).resolve() != entry.resolve():
+    if pkg is None or resolved(package_entry(pkg)) != resolved(entry):
         return None
     return pkg if isinstance(_manifest(pkg).get("native"), dict) else None
 
@@ -123,9 +146,9 @@ def candidates(importer: Path, parts: tuple[str, ...], root: Path | None = None)
 
 def module_key(path: Path, root_dir: Path) -> str:
     try:
-        rel = path.resolve().relative_to(root_dir.resolve())
+        rel = resolved(path).relative_to(resolved(root_dir))
     except ValueError:
-        rel = Path(*path.resolve().parts[-3:])
+        rel = Path(*resolved(path).parts[-3:])
     return re.sub(r"[^A-Za-z0-9_]", "_", rel.with_suffix("").as_posix())
 
 
@@ -133,6 +156,7 @@ class Loader:
     """Loads the root file and every module it imports, transitively, each once."""
 
     def __init__(self, diags: Diagnostics, parse, key_of=None) -> None:
+        reset_path_caches()
         self.diags = diags
         self.parse = parse          # (source, path, known_types, known_generics, diags) -> Module
         # module keys: relative to the root file's folder by default; separate compilation
@@ -149,15 +173,15 @@ class Loader:
     def load_root(self, path: str, source: str) -> Module:
         """Load the program: the standard library's Neve part first, then the root file and
         everything it imports."""
-        self.root_dir = Path(path).resolve().parent
-        self.root_file = Path(path).resolve()
+        self.root_dir = resolved(Path(path)).parent
+        self.root_file = resolved(Path(path))
         std_entry = package_entry(bundled_root() / "std")
-        if std_entry.resolve() != Path(path).resolve():
+        if resolved(std_entry) != resolved(Path(path)):
             self.std = self._load(std_entry, str(std_entry))
         return self._load(Path(path), path, source)
 
     def _load(self, file: Path, shown: str, source: str | None = None) -> Module | None:
-        real = file.resolve()
+        real = resolved(file)
         if real in self.by_file:
             return self.by_file[real]
         if source is None:
@@ -199,15 +223,15 @@ class Loader:
         if pkg is None:
             return None
         path = native_bindings_path(pkg)
-        if not path.is_file() or path.resolve() == real:
+        if not path.is_file() or resolved(path) == real:
             return None
         from .driver import read_source
-        shown = os.path.relpath(path) if str(path.resolve()).startswith(str(Path.cwd())) \
+        shown = os.path.relpath(path) if str(resolved(path)).startswith(str(Path.cwd())) \
             else str(path)
         source = read_source(shown, self.diags)
         if source is None:
             return None
-        self.extra_sources[str(path.resolve())] = hashlib.sha256(source.encode()).hexdigest()
+        self.extra_sources[str(resolved(path))] = hashlib.sha256(source.encode()).hexdigest()
         try:
             return self.parse(source, shown, frozenset(), frozenset(), self.diags)
         except CompileError:
@@ -236,21 +260,21 @@ class Loader:
             if pkg is not None:                 # 11.2: native code and its bindings
                 bindings = native_bindings_path(pkg)
                 if not bindings.is_file():
-                    self.missing.add(str(bindings.resolve()))
+                    self.missing.add(str(resolved(bindings)))
                     self.diags.error(item.span, f"package '{package_name(pkg)}' has native code "
                                                 f"that is not built (run: nsm build in {pkg})")
                     return None
                 if not c.is_file():             # the bindings are the whole entry module
-                    self.missing.add(str(c.resolve()))
+                    self.missing.add(str(resolved(c)))
                     return self._load(bindings, os.path.relpath(bindings)
-                                      if str(bindings.resolve()).startswith(str(Path.cwd()))
+                                      if str(resolved(bindings)).startswith(str(Path.cwd()))
                                       else str(bindings))
             if not c.is_file():
-                self.missing.add(str(c.resolve()))   # a file created here later changes the import
+                self.missing.add(str(resolved(c)))   # a file created here later changes the import
                 continue
             if c.is_file():
                 shown = os.path.relpath(c) if not os.path.isabs(str(c)) or \
-                    str(c.resolve()).startswith(str(Path.cwd())) else str(c)
+                    str(resolved(c)).startswith(str(Path.cwd())) else str(c)
                 return self._load(c, shown)
         spelled = "/".join(item.path)
         listing = ", ".join(str(t) for t in tried)

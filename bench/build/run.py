@@ -26,8 +26,8 @@ NSM = str(Path(sys.executable).parent / "nsm")
 
 def _module(i: int, imports: list[int]) -> str:
     head = "".join(f"import m{j}\n" for j in imports)
-    call = " + ".join(f"m{j}.f{j}(x)" for j in imports) or "x"
-    return f"{head}\n# module {i}\ndef int f{i}(int x)\n    return {call} + 1\n"
+    call = " + ".join(f"m{j}.fn{j}(x)" for j in imports) or "x"
+    return f"{head}\n# module {i}\ndef int fn{i}(int x)\n    return {call} + 1\n"
 
 
 def generate(root: Path, kind: str, n: int, cxx: int = 0) -> None:
@@ -43,7 +43,7 @@ def generate(root: Path, kind: str, n: int, cxx: int = 0) -> None:
             deps = [c for c in (2 * i + 1, 2 * i + 2) if c < n]
         (src / f"m{i}.nv").write_text(_module(i, deps))
     top = n - 1 if kind == "chain" else 0
-    (src / "main.nv").write_text(f"import m{top}\nmain\n    print(m{top}.f{top}(0))\n")
+    (src / "main.nv").write_text(f"import m{top}\nmain\n    print(m{top}.fn{top}(0))\n")
     if cxx:
         (root / "include").mkdir()
         decls = "".join(f"int64_t {kind}__c{k}(int64_t x);\n" for k in range(cxx))

@@ -72,14 +72,27 @@ class Planner:
         self.std = self.node(M.package_entry(M.bundled_root() / "std").resolve())
 
     def node(self, path: Path) -> ModuleNode:
+        """The node of the module at `path`, with every module it reaches (iteratively: an
+        import chain may be thousands of modules long)."""
+        first = self._new(path)
+        todo = [first]
+        while todo:
+            n = todo.pop()
+            for p in self._imports_of(n):
+                known = self.nodes.get(p)
+                if known is None:
+                    known = self._new(p)
+                    todo.append(known)
+                n.imports.append(known)
+        return first
+
+    def _new(self, path: Path) -> ModuleNode:
         path = path.resolve()
         if path in self.nodes:
             return self.nodes[path]
-        generated = path.suffix == ".nv" and path.name == "bindings.nv" and \
-            path.parent.name == "native"
+        generated = path.name == "bindings.nv" and path.parent.name == "native"
         n = ModuleNode(path, self.key_of(path), self.M.package_root(path), generated=generated)
         self.nodes[path] = n
-        n.imports = [self.node(p) for p in self._imports_of(n)]
         if not generated:
             bindings = self._bindings_of(path)
             if bindings is not None:
@@ -117,7 +130,7 @@ class Planner:
                     specs = []
                 self.db.set_fact(s, "imports", specs)
         out: list[Path] = []
-        if n is not getattr(self, "std", None) and n.path != self._std_path():
+        if n.path != self._std_path():
             out.append(self._std_path())
         for spec in specs:
             found = self.resolve(n.path, tuple(spec.split("/")))

@@ -120,20 +120,14 @@ def ensure_native(root: Path, verbose: bool = False) -> NativeSpec | None:
     return spec
 
 
-def link_args_for(module_paths, verbose: bool = False) -> list[str]:
-    """Linker arguments for the native parts of the packages the given modules belong to,
-    building each part first if needed."""
-    from compiler.modules import package_root
-    seen: dict[Path, None] = {}
-    for p in module_paths:
-        if not p:
-            continue
-        root = package_root(Path(p))
-        if root is not None:
-            seen.setdefault(root)
-    args: list[str] = []
-    for root in seen:
-        spec = ensure_native(root, verbose)
-        if spec is not None:
-            args += spec.link_args()
-    return args
+def natives_reached(root_file: Path, verbose: bool = False) -> list[NativeSpec]:
+    """The native parts of the packages a program reaches from `root_file` (by the build
+    planner's import scan), each built first if needed: the compiler reads their bindings."""
+    from .graph import Planner
+    from .stamps import FileDB
+    p = Planner(FileDB(Path("/nonexistent/neve-files.json")), Path(root_file).resolve())
+    p.node(Path(root_file))
+    specs = [s for s in p.natives.values() if s is not None]
+    for s in specs:
+        ensure_native(s.root, verbose)
+    return specs

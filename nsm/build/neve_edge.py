@@ -1,10 +1,11 @@
 """The ninja edge that compiles one Neve build unit (a module or an import cycle).
 
     python -m nsm.build.neve_edge --build-dir D --cv VERSION [--release]
-        [--import KEY]... --depfile F -- SRC...
+        [--import KEY]... --keys KEY,... --depfile F -- SRC...
 
 Looks the unit up in the content-addressed store first (nsm.build.cas), so a unit already
-compiled anywhere with the same inputs costs a copy. Outputs `D/obj/<key>.o` and
+compiled anywhere with the same inputs costs a copy; otherwise asks the build's warm compile
+server (nsm.build.compile_server, $NSM_COMPILE_SERVER), or compiles in this process. Outputs `D/obj/<key>.o` and
 `D/nvi/<key>.nvi` are rewritten only when their bytes change, which with ninja's `restat` is
 the early cut-off: an edit that leaves a module's interface alone rebuilds none of its
 importers, and one that leaves its object alone relinks nothing. Diagnostics go to stderr
@@ -13,6 +14,7 @@ exactly as `nsm run` prints them; the exit status is the compiler's (1 errors, 3
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -28,7 +30,7 @@ def _args(argv: list[str]) -> dict:
             opts["srcs"] = list(it)
         elif a == "--release":
             opts["release"] = True
-        elif a in ("--build-dir", "--cv", "--depfile"):
+        elif a in ("--build-dir", "--cv", "--depfile", "--keys"):
             opts[a[2:].replace("-", "_")] = next(it)
         elif a == "--import":
             opts["imports"].append(next(it))
@@ -37,13 +39,26 @@ def _args(argv: list[str]) -> dict:
     return opts
 
 
+def _compile(srcs: list[Path], nvi_dir: Path, release: bool) -> dict:
+    server = os.environ.get("NSM_COMPILE_SERVER")
+    if server:
+        from .compile_server import request
+        ans = request(server, os.getcwd(), [str(s) for s in srcs], str(nvi_dir), release)
+        if ans is not None:
+            return ans
+    from compiler.unit import compile_unit
+    res = compile_unit(srcs, nvi_dir, release=release)
+    return {"ok": res.ok, "exit_code": res.exit_code, "diagnostics": res.diagnostics,
+            "objects": res.objects, "interfaces": res.interfaces,
+            "interfaces_read": res.interfaces_read}
+
+
 def main(argv: list[str]) -> int:
     o = _args(argv)
     build = Path(o["build_dir"])
     nvi_dir, obj_dir = build / "nvi", build / "obj"
     srcs = [Path(s) for s in o["srcs"]]
-    from compiler.unit import stable_module_key
-    keys = [stable_module_key(s) for s in srcs]
+    keys = o["keys"].split(",")          # the planner's stable module keys, one per source
     try:
         parts = [o["cv"].encode(), b"release" if o["release"] else b"debug"]
         for k, s in zip(keys, srcs):
@@ -56,14 +71,13 @@ def main(argv: list[str]) -> int:
     key = cas.key_of(parts)
     hit = cas.lookup(key)
     if hit is None:
-        from compiler.unit import compile_unit
-        res = compile_unit(srcs, nvi_dir, release=o["release"])
-        if not res.ok:
-            sys.stderr.write(res.diagnostics)
-            return res.exit_code or 1
-        hit = {f"{k}.o": v for k, v in res.objects.items()}
-        hit.update({f"{k}.nvi": v for k, v in res.interfaces.items()})
-        hit["read.json"] = json.dumps(sorted(res.interfaces_read)).encode()
+        res = _compile(srcs, nvi_dir, o["release"])
+        if not res["ok"]:
+            sys.stderr.write(res["diagnostics"])
+            return res["exit_code"] or 1
+        hit = {f"{k}.o": v for k, v in res["objects"].items()}
+        hit.update({f"{k}.nvi": v for k, v in res["interfaces"].items()})
+        hit["read.json"] = json.dumps(sorted(res["interfaces_read"])).encode()
         cas.store(key, hit)
     for k in keys:
         write_if_changed(obj_dir / f"{k}.o", hit[f"{k}.o"])

@@ -130,6 +130,7 @@ def plan_and_write(root: Path, bdir: Path, release: bool, tests: bool, db: FileD
         for src in spec.sources:
             db.watch(str(src.parent))         # a new file may now match a source glob
     rules, edges = [LINK], []
+    extra_objects: dict[Path, list[str]] = {}      # objects of other plug-ins, per package
     packages = sorted({m.package for m in g.modules.values() if m.package is not None})
     for name, plugin in load_plugins().items():
         if name == "cxx":                     # native parts: above
@@ -138,6 +139,8 @@ def plan_and_write(root: Path, bdir: Path, release: bool, tests: bool, db: FileD
         for pkg in packages:
             e, products = plugin.edges(ctx, pkg)
             edges += e
+            if name != "neve":
+                extra_objects.setdefault(pkg, []).extend(products.objects)
             if products.link_args or products.libraries:
                 native_args.setdefault(pkg, []).extend(products.link_args)
                 native_libs.setdefault(pkg, []).extend(products.libraries)
@@ -147,8 +150,10 @@ def plan_and_write(root: Path, bdir: Path, release: bool, tests: bool, db: FileD
     for name, kind, _ in exes:
         ex = next(x for x in g.executables if x.name == name and x.kind == kind)
         out = str(bdir / ("bin" if kind == "bin" else "tests") / name)
+        reached = {m.package for u in ex.units for m in u.modules}
         objs = [ctx.obj(m) for u in ex.units for m in u.modules]
-        pk = [p for p in native_args if any(m.package == p for u in ex.units for m in u.modules)]
+        objs += [o for p in sorted(reached & set(extra_objects)) for o in extra_objects[p]]
+        pk = [p for p in native_args if p in reached]
         edges.append(link_edge(out, objs, str(rt.lib), rt.link_args,
                                [a for p in pk for a in native_args[p]],
                                [a for p in pk for a in native_libs[p]]))
@@ -202,7 +207,12 @@ def build_package(root: Path, *, release: bool = False, tests: bool = False,
                 ran += r.ran
     except NsmError as e:
         return BuildResult(False, output=e.render(), exit_code=1)
-    res = run_ninja(bdir, verbose)
+    if fresh:
+        res = run_ninja(bdir, verbose)
+    else:                                  # something changed: edges will likely compile
+        from .compile_server import Server
+        with Server() as server:
+            res = run_ninja(bdir, verbose, env=server.env)
     res.ran[:0] = ran
     res.planned = not fresh
     res.executables = {k: Path(v) for k, v in plan["executables"].items()}
@@ -210,9 +220,10 @@ def build_package(root: Path, *, release: bool = False, tests: bool = False,
     return res
 
 
-def run_ninja(bdir: Path, verbose: bool = False, targets: list[str] = ()) -> BuildResult:
+def run_ninja(bdir: Path, verbose: bool = False, targets: list[str] = (),
+              env: dict[str, str] | None = None) -> BuildResult:
     """Run ninja in `bdir`; collect the edges it ran and the commands' own messages."""
-    env = dict(os.environ, NINJA_STATUS=STATUS)
+    env = dict(os.environ, NINJA_STATUS=STATUS, **(env or {}))
     p = subprocess.Popen([ninja_bin(), "-C", str(bdir), *targets], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, env=env)
     res = BuildResult(True)

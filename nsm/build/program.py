@@ -93,6 +93,12 @@ def build_program(path: str, *, release: bool = False, verbose: bool = False) ->
     exe = out_dir / EXE_NAME
     if exe.exists() and deps_current(out_dir):
         return Built(exe, True, {})
+    from ..errors import NsmError
+    from .native import natives_reached
+    try:
+        natives = natives_reached(Path(path), verbose)   # built before the compiler reads them
+    except NsmError as e:
+        raise BuildError(e.render())
     from compiler.driver import compile_file, interface_json
     res = compile_file(path, release=release, source=source)   # the bytes the key hashed
     if not res.ok:
@@ -104,13 +110,7 @@ def build_program(path: str, *, release: bool = False, verbose: bool = False) ->
         write_atomic(obj, unit.object)
         write_atomic(out_dir / f"{unit.key}.nvi", interface_json(unit.interface).encode())
         objs.append(obj)
-    from .native import link_args_for
-    from ..errors import NsmError
-    try:
-        native = link_args_for(res.sources)   # packages with [native] among the modules read
-    except NsmError as e:
-        raise BuildError(e.render())
-    link(obj_files=objs, rt=rt, exe=exe, extra=native)
+    link(obj_files=objs, rt=rt, exe=exe, extra=[a for s in natives for a in s.link_args()])
     write_atomic(out_dir / DEPS_FILE, json.dumps(res.sources, indent=1, sort_keys=True).encode())
     return Built(exe, False, res.timings)
 

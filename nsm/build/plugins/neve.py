@@ -24,7 +24,7 @@ class NevePlugin:
         # run from the package root, so diagnostics and traces name files as the user does
         cd = f"cd {shlex.quote(str(ctx.root))} && "
         return [Rule("neve", f"{cd}{py} -m nsm.build.neve_edge --build-dir {shlex.quote(str(ctx.build_dir))}"
-                             f" --cv {self.version()} {flags} $imports --depfile $dep -- $srcs",
+                             f" --cv {self.version()} {flags} $imports --keys $keys --depfile $dep -- $srcs",
                      "NEVE $name", depfile="$dep", deps="gcc", restat=True)]
 
     def edges(self, ctx, package: Path) -> tuple[list[Edge], Products]:
@@ -47,6 +47,7 @@ class NevePlugin:
                               implicit_outputs=[ctx.nvi(m) for m in u.modules],
                               variables={"srcs": " ".join(shlex.quote(str(m.path)) for m in u.modules),
                                          "imports": " ".join(f"--import {k}" for k in imports),
+                                         "keys": ",".join(m.key for m in u.modules),
                                          "dep": objs[0] + ".d", "name": u.name}))
             objects += objs
         return edges, Products(objects=objects)

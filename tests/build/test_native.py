@@ -1,0 +1,141 @@
+"""Native parts of packages (LANGUAGE.md 11.2): C++ built by nsm into a shared library, bindings
+generated from the headers, used from Neve with no glue; header and flag changes rebuild
+exactly the C++ they affect; an installed package's native part is built at install."""
+from __future__ import annotations
+
+import os
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+import pytest
+
+from packages.gitrepos import Registry
+
+from .helpers import Package, nsm
+
+IMGIO_H = """#pragma once
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+typedef struct image image;
+image* image_create(const char* path);
+int64_t image_width(image* im);
+void image_destroy(image* im);
+#ifdef __cplusplus
+}
+#endif
+"""
+IMGIO_CPP = """#include "imgio.h"
+#include <cstdio>
+
+struct image { int64_t width; };
+
+// Reads the width from a PNG file's IHDR chunk (bytes 16-19, big-endian).
+image* image_create(const char* path) {
+    FILE* f = std::fopen(path, "rb");
+    if (!f) return nullptr;
+    unsigned char b[24];
+    size_t n = std::fread(b, 1, sizeof b, f);
+    std::fclose(f);
+    if (n < sizeof b) return nullptr;
+    return new image{(int64_t(b[16]) << 24) | (b[17] << 16) | (b[18] << 8) | b[19]};
+}
+int64_t image_width(image* im) { return im->width; }
+void image_destroy(image* im) { delete im; }
+"""
+
+
+def png(path: Path, width: int, height: int) -> None:
+    """A valid greyscale PNG of the given size."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + \
+            struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    raw = b"".join(b"\0" + b"\x80" * width for _ in range(height))
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+                     + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+GEO = """[native]
+sources = ["native/*.cpp"]
+cflags = ["-DSCALE=2"]
+"""
+
+
+@pytest.fixture
+def geo(tmp_path):
+    p = Package(tmp_path / "geo", "geo", manifest_extra=GEO, files={
+        "include/geo.h": '#include <stdint.h>\n#ifdef __cplusplus\nextern "C" {\n#endif\n'
+                         "int64_t geo__scaled(int64_t x);\ndouble geo__half(double x);\n"
+                         "#ifdef __cplusplus\n}\n#endif\n",
+        "native/scale.h": "#define FACTOR 10\n",
+        "native/scaled.cpp": '#include "geo.h"\n#include "scale.h"\n'
+                             "int64_t geo__scaled(int64_t x) { return x * FACTOR * SCALE; }\n",
+        "native/half.cpp": '#include "geo.h"\ndouble geo__half(double x) { return x / 2; }\n',
+        "src/main.nv": "import include as geo\nmain\n    print(geo.scaled(2), \" \", geo.half(3.0))\n",
+    })
+    b = p.build()
+    assert b.rc == 0, b.stderr
+    assert b.cxx == ["half.cpp", "scaled.cpp"]
+    assert p.run_exe("geo") == "40 1.5\n"
+    return p
+
+
+def test_native_noop_and_header_change(geo):
+    assert geo.build().ran == []
+    geo.write("native/scale.h", "#define FACTOR 100\n")
+    b = geo.build()
+    assert b.cxx == ["scaled.cpp"]                 # half.cpp does not include scale.h
+    assert geo.run_exe("geo") == "400 1.5\n"
+    assert b.compiled == []                      # the bindings did not change: no Neve rebuilt
+
+
+def test_native_flag_change_rebuilds(geo):
+    text = (geo.root / "neve.toml").read_text().replace("-DSCALE=2", "-DSCALE=3")
+    geo.write("neve.toml", text)
+    b = geo.build()
+    assert b.cxx == ["half.cpp", "scaled.cpp"]
+    assert geo.run_exe("geo") == "60 1.5\n"
+
+
+def test_native_compile_error_shows_the_compilers_message(geo):
+    geo.write("native/half.cpp", '#include "geo.h"\ndouble geo__half(double x) { return x / ; }\n')
+    b = geo.build()
+    assert b.rc == 1
+    assert "half.cpp:2:" in b.stderr and "error" in b.stderr and "Traceback" not in b.stderr
+    assert geo.run_exe("geo") == "40 1.5\n"      # the previous executable still works
+
+
+def test_imgio_installed_from_git_and_used_without_glue(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    monkeypatch.setenv("NEVE_HOME", str(home))
+    monkeypatch.setenv("NSM_GIT_BASE", str(tmp_path / "remote"))
+    (tmp_path / "remote").mkdir()
+    reg = Registry(tmp_path / "remote")
+    reg.publish("imgio", "1.0.0", extra='\n[native]\nsources = ["native/imgio.cpp"]\n'
+                                        'headers = ["include/imgio.h"]\n',
+                files={"include/imgio.h": IMGIO_H, "native/imgio.cpp": IMGIO_CPP})
+    app = Package(tmp_path / "app", "app", files={
+        "src/main.nv": 'import imgio\nmain\n    var im = new imgio.image("a.png")\n'
+                       "    print(im.width())\n    print(imgio.version())\n"})
+    r = nsm("install", "alice/imgio", cwd=app.root)
+    assert r.returncode == 0, r.stderr
+    installed = home / "lib" / "imgio@1.0.0"
+    assert (installed / "build" / "native" / "libimgio.so").is_file()
+    png(app.root / "a.png", 37, 5)
+    b = app.build()
+    assert b.rc == 0, b.stderr
+    exe = app.root / "build" / "debug" / "bin" / "app"
+    # runs without nsm: no NEVE_HOME, no Python on the path
+    p = subprocess.run([str(exe)], cwd=app.root, capture_output=True, text=True,
+                       env={"PATH": "/usr/bin:/bin"})
+    assert (p.returncode, p.stdout) == (0, "37\nimgio 1.0.0\n"), p.stderr
+    # a script outside any package uses the globally installed package too
+    r = nsm("install", "alice/imgio", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    script = tmp_path / "show.nv"
+    script.write_text('import imgio\nmain\n    imgio.image im("app/a.png")\n    print(im.width())\n')
+    r = nsm("run", str(script), cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "37\n"), r.stderr
