@@ -49,14 +49,15 @@ class DeclChecker:
                         continue
                     ms.from_names[n] = (dscope, n)
         for ms in scopes.values():
-            seen, stack = [], [ms]
+            seen, order, stack = set(), [], [ms]
             while stack:
                 s = stack.pop()
                 if s in seen:
                     continue
-                seen.append(s)
+                seen.add(s)
+                order.append(s)
                 stack.extend(scopes[d] for d in s.mod.deps if d in scopes)
-            ms.visible = seen
+            ms.visible = order
         self.scope_of_key = {ms.key: ms for ms in scopes.values()}   # foreign types' modules
         return list(scopes.values())
 

@@ -41,6 +41,7 @@ def resolved(p) -> Path:
     return Path(_realpath(os.path.abspath(p)))
 
 
+@functools.cache
 def bundled_root() -> Path:
     return Path(__file__).resolve().parent.parent / "packages"
 
@@ -63,6 +64,8 @@ def reset_path_caches() -> None:
     sees one consistent file system and the next sees changes."""
     _realpath.cache_clear()
     _ROOTS.clear()
+    _MANIFESTS.clear()
+    _INSTALLED.clear()
 
 
 def module_root(pkg: Path) -> Path:
@@ -82,24 +85,20 @@ def native_bindings_path(pkg_root: Path) -> Path:
     return Path(pkg_root) / "build" / "native" / "bindings.nv"
 
 
-_MANIFESTS: dict[Path, tuple[tuple[int, int], dict]] = {}
+_MANIFESTS: dict[Path, dict] = {}
 
 
 def _manifest(pkg: Path) -> dict:
-    """The parsed neve.toml of `pkg` ({} if unreadable), parsed again only when its stat
-    changes: a compile asks for the manifests of its packages once per module loaded."""
+    """The parsed neve.toml of `pkg` ({} if unreadable), read once per compile (until
+    `reset_path_caches`): a compile asks for its packages' manifests once per module loaded."""
     path = Path(pkg) / "neve.toml"
-    try:
-        st = path.stat()
-        hit = _MANIFESTS.get(path)
-        if hit is not None and hit[0] == (st.st_mtime_ns, st.st_size):
-            return hit[1]
-        data = tomllib.loads(path.read_text())
-        data = data if isinstance(data, dict) else {}
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return {}
-    _MANIFESTS[path] = ((st.st_mtime_ns, st.st_size), data)
-    return data
+    if path not in _MANIFESTS:
+        try:
+            data = tomllib.loads(path.read_text())
+        except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+            data = {}
+        _MANIFESTS[path] = data if isinstance(data, dict) else {}
+    return _MANIFESTS[path]
 
 
 def native_package(entry: Path) -> Path | None:
@@ -116,14 +115,21 @@ def package_name(pkg: Path) -> str:
     return name if isinstance(name, str) else pkg.name
 
 
+_INSTALLED: dict[tuple[str, Path | None], Path | None] = {}
+
+
 def installed_package(name: str, root: Path | None = None) -> Path | None:
     """An installed package `name` (8 (c)): the version the lock of the package holding the
     program's root file `root` records, else the most recently installed version."""
-    try:
-        from nsm.registry.installed import locate
-    except ImportError:
-        return None
-    return locate(name, root)
+    key = (name, root)
+    if key not in _INSTALLED:
+        try:
+            from nsm.registry.installed import locate
+        except ImportError:
+            _INSTALLED[key] = None
+        else:
+            _INSTALLED[key] = locate(name, root)
+    return _INSTALLED[key]
 
 
 def candidates(importer: Path, parts: tuple[str, ...], root: Path | None = None) -> list[Path]:

@@ -14,11 +14,10 @@ import hashlib
 import os
 import re
 import sys
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .modules import BUNDLED, bundled_root, package_root
+from .modules import BUNDLED, bundled_root, package_name, package_root, resolved
 
 EXIT_ERROR, EXIT_ICE = 1, 3
 _MAIN_LINE = re.compile(r"^main[ \t]*(#.*)?$", re.M)
@@ -28,28 +27,20 @@ def _symbol_safe(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_]", "_", text)
 
 
-def _package_name(pkg: Path) -> str:
-    try:
-        name = tomllib.loads((pkg / "neve.toml").read_text()).get("package", {}).get("name")
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        name = None
-    return name if isinstance(name, str) and name else pkg.name
-
-
 def stable_module_key(path: Path) -> str:
     """The symbol-safe key of the module at `path`, whichever unit compiles it: the package's
     name and the path relative to the package root (`app__models_user` for
     models/user.nv of package app); the bundled std and frost likewise; a file outside any
     package is named by its stem and a hash of its absolute path."""
-    real = Path(path).resolve()
+    real = resolved(path)
     for name in BUNDLED:                     # frost may have no manifest yet
-        top = (bundled_root() / name).resolve()
+        top = resolved(bundled_root() / name)
         if real.is_relative_to(top):
             return f"{name}__{_symbol_safe(real.relative_to(top).with_suffix('').as_posix())}"
     pkg = package_root(real)
     if pkg is not None:
-        rel = real.relative_to(pkg.resolve()).with_suffix("").as_posix()
-        return f"{_symbol_safe(_package_name(pkg))}__{_symbol_safe(rel)}"
+        rel = real.relative_to(resolved(pkg)).with_suffix("").as_posix()
+        return f"{_symbol_safe(package_name(pkg) or pkg.name)}__{_symbol_safe(rel)}"
     tag = hashlib.sha256(str(real).encode()).hexdigest()[:12]
     return f"{_symbol_safe(real.stem)}_{tag}"
 
