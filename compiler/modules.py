@@ -79,10 +79,22 @@ def package_entry(pkg: Path) -> Path:
     return module_root(pkg) / (entry if isinstance(entry, str) else "include.nv")
 
 
+def native_build_dir(pkg_root: Path) -> Path:
+    """Where the native part (11.2) of the package at `pkg_root` is built: its `build/native/`,
+    except for the bundled packages, whose folder may be read-only (an installed toolchain):
+    theirs goes to $NEVE_HOME/cache/bundled/<name>-<hash of the folder>/native/."""
+    root = resolved(pkg_root)
+    if root.is_relative_to(resolved(bundled_root())):
+        from nsm.paths import cache_dir
+        tag = hashlib.sha256(str(root).encode()).hexdigest()[:12]
+        return cache_dir() / "bundled" / f"{root.name}-{tag}" / "native"
+    return Path(pkg_root) / "build" / "native"
+
+
 def native_bindings_path(pkg_root: Path) -> Path:
     """The generated bindings of a package with native code (11.2): nsm's build runs bindgen
     over the package's headers into this file, merged into the package's entry module."""
-    return Path(pkg_root) / "build" / "native" / "bindings.nv"
+    return native_build_dir(pkg_root) / "bindings.nv"
 
 
 _MANIFESTS: dict[Path, dict] = {}

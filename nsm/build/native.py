@@ -10,7 +10,8 @@ installed package, or a script importing a package).
     libs    = ["png"]                 # system libraries (-l)
     ldflags = []                      # extra linker flags
 
-Outputs: `<root>/build/native/lib<name>.so` and `<root>/build/native/bindings.nv`.
+Outputs: `lib<name>.so` and `bindings.nv` in `<root>/build/native/` (for the bundled packages,
+a folder of $NEVE_HOME's cache: compiler.modules.native_build_dir).
 """
 from __future__ import annotations
 
@@ -57,8 +58,10 @@ class NativeSpec:
 
 
 def native_dir(root: Path) -> Path:
-    """Where the native part of the package at `root` is built."""
-    return root / "build" / "native"
+    """Where the native part of the package at `root` is built (compiler.modules decides,
+    so the compiler finds the bindings where the build writes them)."""
+    from compiler.modules import native_build_dir
+    return native_build_dir(root)
 
 
 def _strings(where: str, table: dict, key: str) -> list[str]:
