@@ -10,6 +10,9 @@ installed package, or a script importing a package).
     libs    = ["png"]                 # system libraries (-l)
     ldflags = []                      # extra linker flags
 
+In include, cflags, libs and ldflags, `{prefix}` is the Python environment nsm runs in (where
+wheels such as onednn-devel put `include/` and `lib/`) and `{site}` its site-packages folder.
+
 Outputs: `lib<name>.so` and `bindings.nv` in `<root>/build/native/` (for the bundled packages,
 a folder of $NEVE_HOME's cache: compiler.modules.native_build_dir).
 """
@@ -68,7 +71,12 @@ def _strings(where: str, table: dict, key: str) -> list[str]:
     v = table.get(key, [])
     if not isinstance(v, list) or not all(isinstance(x, str) for x in v):
         raise NsmError(f"{where}: [native] {key} must be a list of strings")
-    return v
+    if key in ("sources", "headers"):
+        return v
+    import sys
+    import sysconfig
+    site = sysconfig.get_paths()["purelib"]
+    return [x.replace("{prefix}", sys.prefix).replace("{site}", site) for x in v]
 
 
 def spec_of(root: Path, data: dict | None = None) -> NativeSpec | None:
