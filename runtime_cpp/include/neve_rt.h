@@ -12,6 +12,7 @@
 #define NEVE_RT_H
 
 #include <stdint.h>
+#include <stdbool.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -392,6 +393,41 @@ void nv_chan_close(NvChan* c);                     /* idempotent */
 int32_t nv_chan_alive(const NvChan* c);
 int64_t nv_chan_size(const NvChan* c);
 void nv_chan_sum(NvChan* c, void* out);            /* drain and add (numeric elem); 0 if empty */
+
+
+/* ------------------------------------------------------------------ kernels (12, issue 7)
+ * One nv_kernel constant per `kernel` function. cpu runs one block on the CPU back end; ptx is
+ * the NUL-terminated PTX text of the kernel's module (shared by the module's kernels) and entry
+ * its `.entry` name. ptx NULL: no GPU code; entry then says why (shown if a GPU run needs it).
+ * The guard lets the kernel concern and the CUDA glue each carry this block. */
+#ifndef NV_KERNEL_TYPES_DEFINED
+#define NV_KERNEL_TYPES_DEFINED
+typedef struct nv_block { int64_t grid[3], block[3], idx[3]; void* smem; } nv_block;
+typedef struct nv_kernel {
+    const char* name;
+    void (*cpu)(void** args, const nv_block* b);
+    const char* ptx;
+    const char* entry;
+} nv_kernel;
+#endif
+
+/* ------------------------------------------------------------------ CUDA glue (12.4, 14.8)
+ * runtime_cpp/cuda/: the CUDA driver API loaded with dlopen at run time (no link-time CUDA
+ * dependency). Every call but nv_cuda_active requires nv_cuda_active() to be true. Each Neve
+ * thread has its own stream, so launches are asynchronous and in order per thread. Errors are
+ * runtime errors naming the kernel and its launch site. */
+/* A GPU is in use: libcuda.so.1 loads, cuInit succeeds, a device exists, NEVE_DEVICE is not
+ * "cpu" (NEVE_DEVICE=cuda:N picks device N). Decided once, thread-safe. LLVM: `i1 zeroext`. */
+bool nv_cuda_active(void);
+void* nv_cuda_alloc(int64_t bytes);      /* zeroed device memory; bytes <= 0 gives NULL */
+void nv_cuda_free(void* p);              /* NULL is ignored */
+/* Copies bytes in any direction (unified addressing) after the calling thread's launches. */
+void nv_cuda_copy(void* dst, const void* src, int64_t bytes);
+/* Launch k with args[i] pointing at parameter i's value; grid/block dimensions (a zero grid
+ * dimension launches nothing), smem dynamic shared bytes; site is "FILE:LINE:COL" text. */
+void nv_cuda_launch(const nv_kernel* k, void** args, const int64_t grid[3],
+                    const int64_t block[3], int64_t smem, const char* site);
+void nv_cuda_sync(void);                 /* waits for the calling thread's launches */
 
 #ifdef __cplusplus
 }

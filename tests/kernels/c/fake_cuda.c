@@ -1,0 +1,90 @@
+/* fake_cuda.c: a stand-in libcuda.so.1 on host memory, so the CUDA glue (runtime_cpp/cuda/) is
+ * tested on machines without a GPU. It implements the driver entry points the glue looks up;
+ * device memory is malloc'ed; every call is logged to $FAKE_CUDA_LOG; kernels named
+ * "add_one" (float* y, int n) run on the host, "fault" makes the next synchronization fail with
+ * CUDA_ERROR_ILLEGAL_ADDRESS (700), and PTX containing "BAD" is rejected as invalid (218). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+static int sticky;
+
+static void logf_(const char* fmt, long a, long b, long c) {
+    const char* p = getenv("FAKE_CUDA_LOG");
+    if (!p) return;
+    FILE* f = fopen(p, "a");
+    fprintf(f, fmt, a, b, c);
+    fputc('\n', f);
+    fclose(f);
+}
+
+CUresult cuInit(unsigned f) { (void)f; return getenv("FAKE_CUDA_INIT_FAILS") ? 100 : 0; }
+CUresult cuDeviceGetCount(int* n) { *n = 1; return 0; }
+CUresult cuDeviceGet(int* d, int i) { *d = i; return 0; }
+CUresult cuDevicePrimaryCtxRetain(void** c, int d) { (void)d; *c = (void*)0x1; return 0; }
+CUresult cuCtxSetCurrent(void* c) { (void)c; logf_("ctx", 0, 0, 0); return 0; }
+CUresult cuStreamCreate(void** s, unsigned f) { *s = malloc(1); logf_("stream %ld", f, 0, 0); return 0; }
+CUresult cuStreamDestroy_v2(void* s) { free(s); return 0; }
+CUresult cuStreamSynchronize(void* s) {
+    (void)s;
+    if (sticky) return sticky;
+    return 0;
+}
+CUresult cuModuleLoadDataEx(void** m, const char* ptx, unsigned n, int* o, void** v) {
+    if (strstr(ptx, "BAD")) {
+        for (unsigned i = 0; i < n; i++)
+            if (o[i] == 5) strcpy((char*)v[i], "ptxas fatal: bad PTX");
+        return 218;
+    }
+    *m = (void*)ptx;
+    logf_("load", 0, 0, 0);
+    return 0;
+}
+CUresult cuModuleGetFunction(void** f, void* m, const char* name) {
+    (void)m;
+    if (strcmp(name, "missing") == 0) return 500;
+    *f = strdup(name);
+    return 0;
+}
+CUresult cuFuncSetAttribute(void* f, int a, int v) { (void)f; logf_("attr %ld %ld", a, v, 0); return 0; }
+CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                        unsigned bz, unsigned smem, void* s, void** args, void** extra) {
+    (void)s; (void)extra; (void)gy; (void)gz; (void)by; (void)bz;
+    const char* name = f;
+    logf_("launch %ld %ld %ld", (long)gx * gy * gz, (long)bx * by * bz, smem);
+    if (strcmp(name, "add_one") == 0) {
+        float* y = *(float**)args[0];
+        int64_t n = *(int64_t*)args[1];
+        for (int64_t i = 0; i < n; i++) y[i] += 1.0f;
+    } else if (strcmp(name, "fault") == 0) {
+        sticky = 700;
+    } else if (strcmp(name, "toolarge") == 0) {
+        return 701;
+    }
+    return 0;
+}
+CUresult cuMemAlloc_v2(uint64_t* p, size_t n) {
+    if (n > ((size_t)1 << 40)) return 2;
+    *p = (uint64_t)(uintptr_t)malloc(n);
+    memset((void*)(uintptr_t)*p, 0xAB, n);   /* garbage, which the glue must zero */
+    return 0;
+}
+CUresult cuMemFree_v2(uint64_t p) { free((void*)(uintptr_t)p); logf_("free", 0, 0, 0); return 0; }
+CUresult cuMemsetD8_v2(uint64_t p, unsigned char v, size_t n) { memset((void*)(uintptr_t)p, v, n); return 0; }
+CUresult cuMemcpyAsync(uint64_t d, uint64_t s, size_t n, void* st) {
+    (void)st;
+    memmove((void*)(uintptr_t)d, (void*)(uintptr_t)s, n);
+    return sticky;
+}
+CUresult cuGetErrorName(CUresult r, const char** s) {
+    *s = r == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS" : r == 218 ? "CUDA_ERROR_INVALID_PTX"
+       : r == 701 ? "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES" : r == 2 ? "CUDA_ERROR_OUT_OF_MEMORY"
+       : "CUDA_ERROR_UNKNOWN";
+    return 0;
+}
+CUresult cuGetErrorString(CUresult r, const char** s) {
+    *s = r == 700 ? "an illegal memory access was encountered" : "fake error";
+    return 0;
+}

@@ -1,0 +1,91 @@
+"""The CUDA glue of the runtime (runtime_cpp/cuda/cuda.cpp) against a fake driver.
+
+tests/kernels/c/fake_cuda.c is built as a stand-in libcuda.so.1 (found first through
+LD_LIBRARY_PATH), so dlopen, symbol lookup, the module cache, per-thread streams, zeroed
+allocations, copies, launch checks and the runtime errors naming the kernel and its launch site
+are tested on machines without a GPU. The real driver is exercised by test_gpu.py.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from nsm.build import runtime as rtbuild
+
+C_DIR = Path(__file__).parent / "c"
+
+
+@pytest.fixture(scope="module")
+def glue(tmp_path_factory):
+    rt = rtbuild.ensure_runtime()
+    out = tmp_path_factory.mktemp("cuda_glue")
+    fake = out / "fake" / "libcuda.so.1"
+    fake.parent.mkdir()
+    for cmd in (["gcc", "-O1", "-shared", "-fPIC", str(C_DIR / "fake_cuda.c"), "-o", str(fake)],
+                ["gcc", "-O1", "-g", "-I", str(rt.include), str(C_DIR / "cuda_glue.c"),
+                 str(rt.lib), *rt.link_args, "-o", str(out / "glue")]):
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+    return out
+
+
+def run(glue: Path, scenario: str, fake: bool = True, **env: str):
+    e = {k: v for k, v in os.environ.items() if k != "NEVE_DEVICE"}
+    e.update(FAKE_CUDA_LOG=str(glue / f"{scenario}.log"), **env)
+    if fake:
+        e["LD_LIBRARY_PATH"] = str(glue / "fake")
+    return subprocess.run([str(glue / "glue"), scenario], capture_output=True, text=True,
+                          timeout=60, env=e)
+
+
+def log(glue: Path, scenario: str) -> list[str]:
+    p = glue / f"{scenario}.log"
+    return p.read_text().splitlines() if p.exists() else []
+
+
+def test_inactive_without_driver_or_with_neve_device_cpu(glue):
+    assert run(glue, "active", NEVE_DEVICE="cpu").stdout == "0\n"
+    assert run(glue, "active", FAKE_CUDA_INIT_FAILS="1").stdout == "0\n"
+    assert run(glue, "active", NEVE_DEVICE="cuda:3").stdout == "0\n"   # no such device
+    assert run(glue, "active").stdout == "1\n"
+    assert log(glue, "active") == []      # deciding calls nothing that leaves a trace
+
+
+def test_alloc_copy_launch_roundtrip(glue):
+    p = run(glue, "roundtrip")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "zeroed 0 0\n3 4 5 6\n"
+    lines = log(glue, "roundtrip")
+    assert lines.count("load") == 1                  # module cache by PTX hash
+    assert lines.count("stream 1") == 2              # one non-blocking stream per thread
+    assert lines.count("launch 1 32 0") == 2         # the zero grid launched nothing
+    assert "attr 8 65536" in lines and "launch 1 32 65536" in lines
+    assert lines.count("free") == 2
+
+
+@pytest.mark.parametrize("scenario, message", [
+    ("fault", "glue.nv:7:5: runtime error: GPU error in kernel 'fault' (launched at glue.nv:7:5"
+              ", or an earlier launch of this thread) at a synchronization: "
+              "CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)"),
+    ("badptx", "kernel 'broken': the CUDA driver rejected its PTX: CUDA_ERROR_INVALID_PTX"),
+    ("noptx", "kernel 'nogpu' has no GPU code (libdevice not found); NEVE_DEVICE=cpu runs it"),
+    ("block", "launch of kernel 'wide': block dimension 2048 outside 1..1024"),
+    ("resources", "launch of kernel 'heavy' at glue.nv:7:5 failed: "
+                  "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"),
+    ("noentry", "kernel 'lost': no entry 'missing' in its PTX"),
+    ("oom", "cannot allocate 1125899906842624 bytes of GPU memory: CUDA_ERROR_OUT_OF_MEMORY"),
+])
+def test_errors_name_the_kernel_and_site(glue, scenario, message):
+    p = run(glue, scenario)
+    assert p.returncode == 1
+    assert message in p.stderr, p.stderr
+    assert "at main (glue.nv:7:5)" in p.stderr
+
+
+def test_sync_each_launch_blames_the_launch(glue):
+    p = run(glue, "fault", NEVE_CUDA_SYNC="1")
+    assert p.returncode == 1 and "kernel 'fault'" in p.stderr
+    assert "NEVE_CUDA_SYNC=1 reports" not in p.stderr
