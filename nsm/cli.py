@@ -300,6 +300,16 @@ def bindgen(header: str, out: str | None, include_dirs: tuple[str, ...],
         sys.stdout.write(b.text)
 
 
+# ---- doctor: what this machine offers (nsm.doctor; LANGUAGE.md 12.4)
+
+@cli.command()
+def doctor() -> None:
+    """Report g++, ninja, the runtime build, ptxas, libdevice and the GPUs (always exits 0)."""
+    from .doctor import report
+    for c in report():
+        click.echo(f"{'ok' if c.ok else '--':>2}  {c.name:<10} {c.detail}")
+
+
 from .cli_build import build, clean, test  # noqa: E402 - registered below
 
 for _cmd in (build, test, clean):
