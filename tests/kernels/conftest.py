@@ -22,21 +22,3 @@ def ptxas_tool():
         pytest.skip(msg)
     return tool
 
-
-def cuda_device():
-    """(driver module, device) when a GPU can be used, else (None, why)."""
-    try:
-        from cuda.bindings import driver as cu
-    except ImportError:
-        return None, "cuda-python not installed"
-    try:
-        err, = cu.cuInit(0)
-    except RuntimeError as e:
-        return None, f"no NVIDIA driver: {e}"
-    if err != cu.CUresult.CUDA_SUCCESS:
-        return None, f"cuInit failed: {err.name}"
-    err, n = cu.cuDeviceGetCount()
-    if err != cu.CUresult.CUDA_SUCCESS or n == 0:
-        return None, "no CUDA device"
-    err, dev = cu.cuDeviceGet(0)
-    return cu, dev
