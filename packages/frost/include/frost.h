@@ -1,0 +1,101 @@
+// Frost's native glue (LANGUAGE.md 11.2): plain C entry points over OpenBLAS (GEMM), oneDNN 3.2
+// (convolution, pooling, batch norm) and a few strided loops. nsm's bindgen turns each
+// `frost__c_NAME` into `frost.c_NAME` in the package's entry module.
+//
+// Every tensor argument is a contiguous float32 buffer (`float[]` in Neve) in NCHW order for
+// images and OIHW for convolution weights; sizes are int64_t (`int`). Functions never keep a
+// pointer past the call. Errors (a oneDNN failure) print one line on stderr and exit(1).
+#pragma once
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Storage: n float32 zeros from the program's collector (bdwgc, pointer-free), reclaimed when no
+// Neve object refers to them any more.
+float* frost__c_alloc(int64_t n);
+float* frost__c_alloc_uninit(int64_t n);
+void frost__c_copy(float* dst, const float* src, int64_t n);
+void frost__c_fill(float* dst, int64_t n, float v);
+// Collector statistics for memory tests: the heap size in bytes.
+int64_t frost__c_heap_size(void);
+// Resident set size of the process in bytes (/proc/self/statm).
+int64_t frost__c_rss(void);
+
+// dst[i] (+)= src[j] over an ndim index space `shape`, addresses from per-dimension strides
+// (0 = broadcast or reduce): expand with accumulate = 0, sum-to-shape with accumulate = 1.
+void frost__c_strided(float* dst, const int64_t* dst_strides, const float* src,
+                      const int64_t* src_strides, const int64_t* shape, int64_t ndim,
+                      int32_t accumulate);
+
+// C (m x n) = alpha * op(A) op(B) + beta * C, row-major, op = transpose when ta/tb != 0
+// (cblas_sgemm of scipy-openblas32).
+void frost__c_gemm(int32_t ta, int32_t tb, int64_t m, int64_t n, int64_t k, float alpha,
+                   const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+                   float* c, int64_t ldc);
+// out (m x n) += column sums of x (rows x n) into a bias gradient: out[j] += sum_i x[i, j].
+void frost__c_sum_rows(float* out, const float* x, int64_t rows, int64_t n);
+
+// Softmax over the middle axis of an (outer, d, inner) view; log = 1 gives log-softmax.
+void frost__c_softmax(float* y, const float* x, int64_t outer, int64_t d, int64_t inner,
+                      int32_t log);
+// Gradient of the above from its output y: softmax dx = y * (dy - sum(dy * y)),
+// log-softmax dx = dy - exp(y) * sum(dy).
+void frost__c_softmax_backward(float* dx, const float* dy, const float* y, int64_t outer,
+                               int64_t d, int64_t inner, int32_t log);
+
+// Convolution, NCHW x OIHW -> NCHW (oneDNN convolution_forward, direct algorithm); bias may be
+// NULL. Output size OH = (H + 2 ph - KH) / sh + 1, likewise OW.
+void frost__c_conv2d_forward(const float* x, const float* w, const float* b, float* y,
+                             int64_t n, int64_t c, int64_t h, int64_t wd, int64_t oc,
+                             int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
+                             int64_t pw);
+void frost__c_conv2d_backward_data(const float* dy, const float* w, float* dx, int64_t n,
+                                   int64_t c, int64_t h, int64_t wd, int64_t oc, int64_t kh,
+                                   int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw);
+// dw (and db unless NULL) are overwritten.
+void frost__c_conv2d_backward_weights(const float* x, const float* dy, float* dw, float* db,
+                                      int64_t n, int64_t c, int64_t h, int64_t wd, int64_t oc,
+                                      int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                                      int64_t ph, int64_t pw);
+
+// Pooling (oneDNN pooling_forward/backward): kind 0 max, 1 average counting padding
+// (PyTorch's AvgPool2d default). Max pooling keeps its argmax in ws, whose size in floats is
+// frost__c_pool2d_ws_size(...) (0 for average pooling).
+int64_t frost__c_pool2d_ws_size(int32_t kind, int64_t n, int64_t c, int64_t h, int64_t wd,
+                                int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
+                                int64_t pw);
+void frost__c_pool2d_forward(int32_t kind, const float* x, float* y, float* ws, int64_t n,
+                             int64_t c, int64_t h, int64_t wd, int64_t kh, int64_t kw,
+                             int64_t sh, int64_t sw, int64_t ph, int64_t pw);
+void frost__c_pool2d_backward(int32_t kind, const float* dy, float* dx, const float* ws,
+                              int64_t n, int64_t c, int64_t h, int64_t wd, int64_t kh,
+                              int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw);
+// Adaptive average pooling to (oh, ow) with PyTorch's bins: start = floor(i H / oh),
+// end = ceil((i + 1) H / oh).
+void frost__c_adaptive_avg_pool2d(const float* x, float* y, int64_t nc, int64_t h, int64_t wd,
+                                  int64_t oh, int64_t ow);
+void frost__c_adaptive_avg_pool2d_backward(const float* dy, float* dx, int64_t nc, int64_t h,
+                                           int64_t wd, int64_t oh, int64_t ow);
+
+// Batch normalization over (N, H, W) per channel (oneDNN batch_normalization, scale and
+// shift). training = 1: mean and var (biased) are written with the batch statistics;
+// training = 0: they are read (running statistics).
+void frost__c_batch_norm_forward(int32_t training, const float* x, float* y,
+                                 const float* scale, const float* shift, float* mean,
+                                 float* var, int64_t n, int64_t c, int64_t h, int64_t wd,
+                                 float eps);
+// Training-mode gradient: dx, dscale, dshift overwritten.
+void frost__c_batch_norm_backward(const float* x, const float* dy, const float* scale,
+                                  const float* mean, const float* var, float* dx,
+                                  float* dscale, float* dshift, int64_t n, int64_t c,
+                                  int64_t h, int64_t wd, float eps);
+
+// A gzip (or plain) file's uncompressed size in bytes, -1 when it cannot be read; then its
+// bytes into out (at most cap), returning the count (zlib gzread).
+int64_t frost__c_gz_size(const char* path);
+int64_t frost__c_gz_read(const char* path, uint8_t* out, int64_t cap);
+
+#ifdef __cplusplus
+}
+#endif
