@@ -96,6 +96,13 @@ void frost__c_batch_norm_backward(const float* x, const float* dy, const float* 
 int64_t frost__c_gz_size(const char* path);
 int64_t frost__c_gz_read(const char* path, uint8_t* out, int64_t cap);
 
+// Raw little-endian float32 files (tests exchange tensors with NumPy's tofile/fromfile):
+// returns the number of floats written/read, -1 when the file cannot be opened.
+int64_t frost__c_save_raw(const char* path, const float* data, int64_t n);
+int64_t frost__c_load_raw(const char* path, float* data, int64_t n);
+// Size of a file in bytes, -1 when missing.
+int64_t frost__c_file_size(const char* path);
+
 #ifdef __cplusplus
 }
 #endif

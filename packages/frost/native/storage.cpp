@@ -158,3 +158,28 @@ int64_t frost__c_gz_read(const char* path, uint8_t* out, int64_t cap) {
     gzclose(f);
     return total;
 }
+
+int64_t frost__c_save_raw(const char* path, const float* data, int64_t n) {
+    FILE* f = fopen(path, "wb");
+    if (!f) return -1;
+    size_t k = fwrite(data, sizeof(float), (size_t)n, f);
+    fclose(f);
+    return (int64_t)k;
+}
+
+int64_t frost__c_load_raw(const char* path, float* data, int64_t n) {
+    FILE* f = fopen(path, "rb");
+    if (!f) return -1;
+    size_t k = fread(data, sizeof(float), (size_t)n, f);
+    fclose(f);
+    return (int64_t)k;
+}
+
+int64_t frost__c_file_size(const char* path) {
+    FILE* f = fopen(path, "rb");
+    if (!f) return -1;
+    fseek(f, 0, SEEK_END);
+    long s = ftell(f);
+    fclose(f);
+    return (int64_t)s;
+}
