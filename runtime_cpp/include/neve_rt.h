@@ -398,7 +398,8 @@ void nv_chan_sum(NvChan* c, void* out);            /* drain and add (numeric ele
 /* ------------------------------------------------------------------ kernels (12, issue 7)
  * One nv_kernel constant per `kernel` function. cpu runs one block on the CPU back end; ptx is
  * the NUL-terminated PTX text of the kernel's module (shared by the module's kernels) and entry
- * its `.entry` name. ptx NULL: no GPU code; entry then says why (shown if a GPU run needs it).
+ * its `.entry` name. ptx "" (or NULL): no GPU code, and entry says why (NVPTX lowering failed,
+ * libdevice missing); a launch on the GPU back end then reports it as a runtime error.
  * The guard lets the kernel concern and the CUDA glue each carry this block. */
 #ifndef NV_KERNEL_TYPES_DEFINED
 #define NV_KERNEL_TYPES_DEFINED
@@ -428,6 +429,30 @@ void nv_cuda_copy(void* dst, const void* src, int64_t bytes);
 void nv_cuda_launch(const nv_kernel* k, void** args, const int64_t grid[3],
                     const int64_t block[3], int64_t smem, const char* site);
 void nv_cuda_sync(void);                 /* waits for the calling thread's launches */
+
+/* ------------------------------------------------------------------ CPU back end and buffers
+ * (12.3, 12.4, 14.8; runtime_cpp/kernel/). The compiler emits each kernel's nv_kernel followed
+ * by a flags word; `cpu` runs one block with no frames and no checks. */
+#define NV_KERNEL_SHUFFLES 1               /* uses shuffles: blocks of a multiple of 32 threads */
+typedef struct nv_kernel_desc { nv_kernel k; int64_t flags; } nv_kernel_desc;
+/* Checks the launch (runtime errors located at the caller's site: `block of 2048 threads
+ * exceeds 1024`, negative grid dimensions or shared-memory size); a zero grid dimension
+ * launches nothing. Runs on the GPU when nv_cuda_active() and k->ptx, else on the CPU pool:
+ * workers created through the collector (NEVE_KERNEL_THREADS: threads in all, default the
+ * hardware threads) and the caller run whole blocks; returns when they are done. */
+void nv_launch(const nv_kernel* k, void** args, const int64_t grid[3], const int64_t block[3],
+               int64_t smem, const char* site);
+int32_t nv_gpu_available(void);            /* nv_cuda_active() */
+void nv_gpu_sync(void);                    /* the calling thread's launches are done */
+/* The object owning `T[]` memory: a T[] value is {addr, owner}. Host memory is inside the
+ * (collected) object; device memory is freed by its finalizer. */
+typedef struct NvBuffer { void* addr; int64_t bytes; int32_t device; } NvBuffer;
+NvBuffer* nv_buffer_new(int64_t n, int64_t elem_size, int32_t device);   /* zeroed; n < 0 panics */
+/* A new buffer holding a's elements (a nil array: none); elem is the array's element type
+ * (a buffer type's slots keep their addresses alone). */
+NvBuffer* nv_buffer_from_array(const NvArray* a, const NvType* elem, int32_t device);
+NvArray* nv_buffer_to_array(const void* addr, int64_t n, const NvType* elem);  /* copies n */
+void nv_buffer_copy(void* dst, const void* src, int64_t n, int64_t elem_size);  /* any direction */
 
 #ifdef __cplusplus
 }

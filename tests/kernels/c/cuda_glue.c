@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (!strcmp(what, "badptx")) launch("broken", BAD_PTX, "broken", 0, 0, 1, 1, 0);
-    if (!strcmp(what, "noptx")) launch("nogpu", 0, "libdevice not found", 0, 0, 1, 1, 0);
+    if (!strcmp(what, "noptx")) launch("nogpu", "", "libdevice not found", 0, 0, 1, 1, 0);
     if (!strcmp(what, "block")) launch("wide", PTX, "add_one", 0, 0, 1, 2048, 0);
     if (!strcmp(what, "resources")) launch("heavy", PTX, "toolarge", 0, 0, 1, 1024, 0);
     if (!strcmp(what, "noentry")) launch("lost", PTX, "missing", 0, 0, 1, 1, 0);
