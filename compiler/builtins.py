@@ -10,6 +10,7 @@ from . import ast as A
 from . import tir as T
 from .check_expr import is_lit_expr, similar
 from .check_threads import CHANNEL_METHODS
+from .check_kernels import KERNEL_CALLS
 from .types import (ArrayT, ChannelT, ClassT, FixedT, MapT, TupleT, Type, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, U8, ANY, BF16,
                     is_int, is_numeric, common_numeric)
 
@@ -42,6 +43,8 @@ FIXED: dict[str, tuple[tuple[Type, ...], tuple, Type, bool]] = {
     "file_exists": ((STR,), (), BOOL, False),
     "dir_exists": ((STR,), (), BOOL, False),
     "glob": ((STR,), (), ArrayT(STR), False),
+    "gpu_available": ((), (), BOOL, False),      # 14.8
+    "gpu_sync": ((), (), VOID, True),
 }
 GENERIC_BUILTINS = ("zeros", "ones", "isa")
 MAP_METHODS = ("size", "has", "get", "remove", "keys", "values", "clear", "print")
@@ -56,6 +59,9 @@ BUILTIN_NAMES = set(FIXED) | {"print", "printl", "eprint", "len", "min", "max", 
 
 def builtin_value(ck, e: A.Name, expected):
     """Names used as values: the constants pi, inf, nan (adapting to f64 like literals)."""
+    r = ck.kernel_index(e)                          # tx, bdx, warp, ... (12.2)
+    if r is not None:
+        return r
     if e.id in ("tid", "tN", "tHW"):                # 9.1
         return T.Builtin(INT, e.span, e.id, [])
     if e.id in ("pi", "inf", "nan"):
@@ -84,6 +90,8 @@ def check_call(ck, e: A.Call, expected) -> T.Expr:
             return ck.explicit_convert(ck.expr(vals[0]), alias, call_site(e), vals[0].span)
         if f.id in BUILTIN_NAMES or f.id in GENERIC_BUILTINS:
             return call_builtin(ck, e, f.id, expected)
+        if f.id in KERNEL_CALLS:
+            return ck.kernel_builtin(e, f.id, expected)
         cands = ck.visible_function_names() + sorted(BUILTIN_NAMES)
         s = similar(f.id, cands)
         ck.fail(f.span, f"unknown function '{f.id}'", f"did you mean '{s}'?" if s else None)
@@ -122,6 +130,7 @@ def call_user(ck, e: A.Call, fn: T.FuncSym, receiver: T.Expr | None = None,
               skip_self: bool = False) -> T.Expr:
     """A call of a user function or method. `receiver` is the object of `x.m(...)` (bound to
     the first parameter); `skip_self` leaves the first parameter to the caller (ctors)."""
+    ck.check_call_kind(e, fn)
     lead = 1 if receiver is not None or skip_self else 0
     params = fn.params[lead:]
     bound = bind_args(ck, e, [p.name for p in params], fn.name)
@@ -235,7 +244,7 @@ def call_builtin(ck, e: A.Call, name: str, expected) -> T.Expr:
     if name == "pow":
         a, b = plain_args(ck, e, name, 2, 2)
         x, y = typed_pair(ck, a, b, name)
-        if is_int(x.type) and is_int(y.type):
+        if is_int(x.type) and is_int(y.type) and not ck.in_kernel():
             ck.mark_raises()
             return T.Builtin(INT, sp, "pow_int", [ck.cast(x, INT), ck.cast(y, INT)])
         t = F64 if F64 in (x.type, y.type) else FLOAT

@@ -21,6 +21,9 @@ class MemberChecker:
         return self.func_ref(f, e.span)
 
     def func_ref(self, f: T.FuncSym, span) -> T.Expr:
+        if f.kind != "def":
+            self.fail(span, f"{'kernel' if f.kind == 'kernel' else 'gpu function'} '{f.name}' "
+                            f"is not a value")
         ft = FuncT(f.ret, tuple(p.type for p in f.params))
         if self.cur_func is not None:
             self.cur_func.calls.add(f)

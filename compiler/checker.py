@@ -11,6 +11,7 @@ from .declare import DeclChecker
 from .check_members import MemberChecker
 from .check_foreign import ForeignChecker
 from .check_threads import ThreadChecker
+from .check_kernels import KernelChecker, PREDECLARED
 from .modules import Module
 from .symbols import ModScope
 from .parser import BUILTIN_GENERICS
@@ -19,9 +20,7 @@ from .diagnostics import Diagnostics, Span
 from .builtins import FILE_T
 from .types import (ArrayT, BufferT, ChannelT, ClassT, ForeignT, ERR, FixedT, MapT, Prim, TupleT, Type, INT, STR, VOID, CHAR, is_numeric, is_int)
 
-PHASE_LATER = {
-    A.Launch: "kernel launches are not supported yet",
-}
+PHASE_LATER: dict = {}
 
 
 class Scope:
@@ -50,7 +49,7 @@ class Scope:
         return [n for f in self.frames for n in f]
 
 
-class Checker(DeclChecker, MemberChecker, ForeignChecker, ThreadChecker, ExprChecker):
+class Checker(DeclChecker, MemberChecker, ForeignChecker, ThreadChecker, KernelChecker, ExprChecker):
     """Checks a whole program: the root module and every module it imports."""
 
     def __init__(self, modules: list[Module], root: Module, diags: Diagnostics,
@@ -125,6 +124,7 @@ class Checker(DeclChecker, MemberChecker, ForeignChecker, ThreadChecker, ExprChe
     def analyse_calls(self, checked: list[T.FuncSym]) -> list[T.FuncSym]:
         """Call-graph facts (frames, recursion) of the checked functions, which it returns."""
         analyse(checked)
+        self.report_kernel_recursion(checked)
         return checked
 
     def check_function(self, sym: T.FuncSym) -> None:
@@ -136,6 +136,8 @@ class Checker(DeclChecker, MemberChecker, ForeignChecker, ThreadChecker, ExprChe
         mark = len(self.diags.items)
         try:
             self.check_body(sym, sym.ast.body, params=sym.params)
+            if sym.kind != "def":
+                self.check_kernel_body(sym)
         finally:
             self.inst_depth = old_depth
             self.ctx_restore(saved)
@@ -272,6 +274,9 @@ class Checker(DeclChecker, MemberChecker, ForeignChecker, ThreadChecker, ExprChe
     def check_local_name(self, name: str, span: Span) -> None:
         if name in ("tid", "tN", "tHW"):
             self.error(span, f"cannot declare '{name}'", "it is predeclared (9.1)")
+            raise _Abandon()
+        if name in PREDECLARED and self.in_kernel():
+            self.error(span, f"cannot declare '{name}' in kernel code", "it is predeclared (12.2)")
             raise _Abandon()
         if name in BUILTIN_GENERICS:
             self.error(span, f"local '{name}' is named like the generic function '{name}'",

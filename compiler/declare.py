@@ -70,9 +70,6 @@ class DeclChecker:
             return False
 
         if isinstance(item, A.FuncDef):
-            if item.kind != "def":
-                self.error(item.span, f"{item.kind} functions are not supported yet")
-                return
             if item.is_operator:
                 ms.operators.append((item.name, self.declare_operator(ms, item)))
                 return
@@ -177,6 +174,9 @@ class DeclChecker:
         sym.scope = ms
         sym.env = env
         sym.owner = owner
+        if isinstance(fd, A.FuncDef) and fd.kind != "def":
+            sym.kind = fd.kind
+            self.check_kernel_signature(sym)
         self.queue.append(sym)
         return sym
 

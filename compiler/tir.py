@@ -41,6 +41,7 @@ class FuncSym:
     env: dict = field(default_factory=dict)   # type parameter bindings
     owner: Any = None          # symbols.ClassInfo for methods and ctors
     foreign: Any = None        # foreign.ProtoInfo for a `proto` (C symbol, no body)
+    kind: str = "def"          # 'def' | 'kernel' | 'gpu' (LANGUAGE.md 12.1)
 
 
 # ------------------------------------------------------------------ expressions
@@ -284,6 +285,19 @@ class LockStmt(Stmt):
     name: str | None
     obj: Expr | None
     body: Block
+
+
+@dataclass(eq=False)
+class Launch(Stmt):
+    """`launch [grid] [block] [smem] kernel(args)` (12.3): `grid` and `block` hold three int
+    expressions (missing dimensions are Const 1), `smem` an int (Const 0 when absent), `call`
+    the kernel call with its arguments converted as in calls (a CallFn, or a Seq around one
+    when keyword arguments reorder them). Evaluated left to right: grid, block, smem, args."""
+    kernel: FuncSym
+    grid: list[Expr]
+    block: list[Expr]
+    smem: Expr
+    call: Expr
 
 
 @dataclass(eq=False)

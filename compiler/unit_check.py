@@ -103,6 +103,7 @@ class UnitChecker(Checker):
         for n, f in enumerate(self.skipped):
             self.apply_facts(f, n)
         analyse(checked)
+        self.report_kernel_recursion(checked)
         for f in checked:
             # an instance's recursion can depend on bodies this unit did not see, and it
             # changes the calling convention (a hidden depth argument): name the two variants

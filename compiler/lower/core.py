@@ -14,6 +14,7 @@ from .objects import ObjectLowering
 from .maps import MapLowering
 from .threads import ThreadLowering
 from .foreign import ForeignLowering
+from .kernels import KernelLowering
 
 MAX_DEPTH = 10_000_000        # NV_MAX_DEPTH in neve_rt.h
 
@@ -40,7 +41,7 @@ class FuncState:
         self.entry_builder: ir.IRBuilder | None = None
 
 
-class Lowerer(ForeignLowering, ThreadLowering, ObjectLowering, MapLowering, ExprLowering, StmtLowering, IntrinsicLowering):
+class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, MapLowering, ExprLowering, StmtLowering, IntrinsicLowering):
     def __init__(self, program: T.Program, target_data, triple: str, *, release: bool = False,
                  module_name: str = "neve") -> None:
         self.program = program
@@ -74,11 +75,16 @@ class Lowerer(ForeignLowering, ThreadLowering, ObjectLowering, MapLowering, Expr
         compilation defines generic instances as linkonce_odr in every unit using them)."""
         mine = [f for f in self.program.functions if owns is None or owns(f)]
         for f in mine:
+            if f.kind != "def":
+                continue
             fn = self.declare_func(f)
             if linkage is not None and linkage(f):
                 fn.linkage = linkage(f)
         for f in mine:
-            self.lower_function(f)
+            if f.kind != "def":
+                self.lower_kernel_function(f)
+            else:
+                self.lower_function(f)
         if is_root and self.program.main is not None:
             self.emit_c_main()
         self.tag_array_accesses()
@@ -143,8 +149,8 @@ class Lowerer(ForeignLowering, ThreadLowering, ObjectLowering, MapLowering, Expr
             return ir.LiteralStructType([self.mem_ty(e) for e in t.elems])
         if isinstance(t, FixedT):
             return ir.ArrayType(self.mem_ty(t.elem), t.n)
-        if isinstance(t, BufferT):
-            return R.BUFFER
+        if isinstance(t, BufferT):     # kernel code: the address alone (3.4)
+            return R.PTR if self.kt is not None else R.BUFFER
         return R.PTR
 
     def mem_ty(self, t: Type) -> ir.Type:
@@ -353,7 +359,9 @@ class Lowerer(ForeignLowering, ThreadLowering, ObjectLowering, MapLowering, Expr
         self.b.unreachable()
 
     def check(self, cond_ok: ir.Value, span, name: str, *args) -> None:
-        """Branch to a cold panic block when cond_ok is false."""
+        """Branch to a cold panic block when cond_ok is false (none in kernel code, 12.1)."""
+        if self.kt is not None:
+            return
         ok = self.b.append_basic_block("ok")
         bad = self.b.append_basic_block("bad")
         self.b.cbranch(cond_ok, ok, bad)

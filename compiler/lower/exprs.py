@@ -67,6 +67,8 @@ class ExprLowering:
         if e.func.foreign is not None:
             return self.foreign_call(e)
         args = [self.expr(a) for a in e.args]
+        if e.func.kind == "gpu":
+            return self.kernel_call(e, args)
         if e.recv_check is not None:
             self.recv_check(args[0], e.span, *e.recv_check)
         if e.func.scc is not None:
@@ -226,7 +228,7 @@ class ExprLowering:
                                              b.bitcast(pr, R.PTR), self.desc(t)),
                                ir.Constant(R.I32, 0))
             return eq if op == "==" else b.not_(eq)
-        if isinstance(t, BufferT) or t == ANY:
+        if (isinstance(t, BufferT) and self.kt is None) or t == ANY:
             l, r = b.extract_value(l, 0), b.extract_value(r, 0)
         if isinstance(t, ForeignT):              # by C address: wrappers of one pointer (11.2)
             l, r = self.foreign_addr(l), self.foreign_addr(r)
@@ -439,6 +441,8 @@ class ExprLowering:
 
     def buffer_data(self, buf: ir.Value, span, nil_message: str) -> ir.Value:
         """The element address of a buffer, with the CPU back end's nil check (3.4)."""
+        if self.kt is not None:
+            return buf
         data = self.b.extract_value(buf, 0)
         ok = self.b.icmp_unsigned("!=", self.b.ptrtoint(data, R.I64), ir.Constant(R.I64, 0))
         self.check(ok, span, "nv_panic", self.cstr(nil_message))

@@ -7,6 +7,7 @@ from .. import tir as T
 from ..types import ArrayT, Prim, INT, F64, is_int, is_float, is_signed
 from . import runtime_abi as R
 from .exprs import ll_float_name
+from .kernels import KERNEL_MATH
 
 # Builtins that lower to one runtime call with the same arguments.
 DIRECT = {
@@ -39,6 +40,8 @@ LLVM_MATH = {"sqrt": "llvm.sqrt", "floor": "llvm.floor", "ceil": "llvm.ceil",
 class IntrinsicLowering:
     def ex_Builtin(self, e: T.Builtin) -> ir.Value:
         name = e.name
+        if self.kt is not None and name in KERNEL_MATH:
+            return self.kt.math(self, name, [self.expr(a) for a in e.args], e.type)
         if name in DIRECT:
             args = [self.expr(a) for a in e.args]
             if name in RAISING:
@@ -177,6 +180,8 @@ class IntrinsicLowering:
     def bi_offby_fixed(self, e: T.Builtin):
         base = self.address(e.args[0])
         p = self.b.gep(base, [ir.Constant(R.I32, 0), self.expr(e.args[1])])
+        if self.kt is not None:
+            return self.b.bitcast(p, R.PTR)
         return self.b.insert_value(ir.Constant(R.BUFFER, None), self.b.bitcast(p, R.PTR), 0)
 
     def bi_offby_buffer(self, e: T.Builtin):
@@ -185,7 +190,9 @@ class IntrinsicLowering:
         data = self.buffer_data(buf, e.span, f"offby on nil buffer {e.type}")
         typed = self.b.bitcast(data, self.mem_ty(e.type.elem).as_pointer())
         p = self.b.bitcast(self.b.gep(typed, [k]), R.PTR)
-        return self.b.insert_value(buf, p, 0)
+        if self.kt is not None:
+            return p
+        return self.b.insert_value(buf, p, 0)      # keeps the owner (4.6)
 
     # ------------------------------------------------------------ strings
     def bi_str_size(self, e: T.Builtin):

@@ -178,6 +178,14 @@ SIGNATURES: dict[str, tuple] = {
     "nv_foreign_wrap": (PTR, [PTR, PTR]),
     "nv_any_to_c": (PTR, [PTR, PTR]),
     "nv_any_to_foreign": (PTR, [PTR, PTR]),
+    # kernels and buffers (12.3, 14.8)
+    "nv_launch": (VOID, [PTR, PTR, PTR, PTR, I64, PTR]),
+    "nv_buffer_new": (PTR, [I64, I64, I32]),
+    "nv_buffer_from_array": (PTR, [PTR, PTR, I32]),
+    "nv_buffer_to_array": (PTR, [PTR, I64, PTR]),
+    "nv_buffer_copy": (VOID, [PTR, PTR, I64, I64]),
+    "nv_gpu_available": (I32, []),
+    "nv_gpu_sync": (VOID, []),
     # C library
     "fmodf": (F32, [F32, F32]),
     "fmod": (F64, [F64, F64]),

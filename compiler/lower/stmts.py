@@ -68,6 +68,9 @@ class StmtLowering:
             self.store_to(t, v)
 
     def st_Return(self, s: T.Return) -> None:
+        if self.kstate is not None and self.kstate.on_return is not None:
+            self.kstate.on_return()             # a kernel thread ends (12.1)
+            return
         if s.value is not None:
             v = self.expr(s.value)
             self.b.store(v, self.fs.ret_slot)

@@ -1,0 +1,310 @@
+"""Checking of kernels, gpu functions and launches (LANGUAGE.md 12.1-12.3) and of the host
+side of GPU buffers (14.8).
+
+Typed-IR nodes produced here (lowering dispatches on `Builtin.name`):
+
+    Builtin INT  "k.index" extra=(kind, axis)   kind: 'thread' (tx ty tz), 'block' (bx by bz),
+                                                'block_dim' (bdx bdy bdz), 'grid_dim' (gdx gdy gdz);
+                                                axis 0, 1, 2
+    Builtin INT  "k.warp", "k.lane"             tx // 32, tx % 32
+    Builtin VOID "k.sync"                       syncthreads()
+    Builtin T    "k.shfl" [v, k: INT] extra='xor'|'down'   T is int, i32, float or f64
+    Builtin T[]  "k.shared" [offset: INT] extra=T          dynamic shared memory + offset bytes
+    Builtin T    "atomic_add" [p: T[], v: T] extra=T       old value; host code too
+    Const INT    size_of<T>()                              folded here (buffers: 8, an address)
+    Builtin BOOL "gpu_available", Builtin VOID "gpu_sync"
+    Builtin T[]  "buffer" / "device_buffer" [n] extra=T    zeroed host / device memory
+    Builtin VOID "copy" [dst: T[], src: T[], n] extra=T
+    Builtin T[]  "to_buffer" / "to_device" [a: array<T>] extra=T
+    Builtin array<T> "to_array" [b: T[], n] extra=T
+    Stmt Launch (tir.py)
+
+Math in kernel code reuses the host builtins (min max abs sqrt exp log pow tanh floor ceil
+isnan isinf); `pow` of two integers is float `pow` there (no runtime error in kernels).
+The restrictions of 12.1 are checked by walking each kernel and gpu body's typed IR once it
+is checked (`check_kernel_body`), so every construct is reported where it appears.
+"""
+from __future__ import annotations
+
+from dataclasses import fields
+
+from . import ast as A
+from . import tir as T
+from .types import (ANY, ArrayT, BufferT, ChannelT, ClassT, FuncT, MapT, Prim, Type, BOOL,
+                    CHAR, F64, FLOAT, I32, INT, STR, VOID, is_numeric)
+
+INDEX_NAMES = {
+    "tx": ("thread", 0), "ty": ("thread", 1), "tz": ("thread", 2),
+    "bx": ("block", 0), "by": ("block", 1), "bz": ("block", 2),
+    "bdx": ("block_dim", 0), "bdy": ("block_dim", 1), "bdz": ("block_dim", 2),
+    "gdx": ("grid_dim", 0), "gdy": ("grid_dim", 1), "gdz": ("grid_dim", 2),
+}
+PREDECLARED = set(INDEX_NAMES) | {"warp", "lane"}
+KERNEL_ONLY = ("syncthreads", "shfl_xor", "shfl_sync", "shfl_down", "shared")
+HOST_ONLY = ("buffer", "device_buffer", "copy", "to_buffer", "to_device", "to_array")
+KERNEL_CALLS = set(KERNEL_ONLY) | set(HOST_ONLY) | {"atomic_add", "size_of"}
+# Builtins kernel code may use (12.2), by typed-IR name.
+KERNEL_OK = {"k.index", "k.warp", "k.lane", "k.sync", "k.shfl", "k.shared", "atomic_add",
+             "min", "max", "abs", "pow", "sqrt", "exp", "log", "tanh", "floor", "ceil",
+             "isnan", "isinf", "offby_fixed", "offby_buffer"}
+ATOMIC_TYPES = ("int", "i32", "float", "f64")
+ELEM_SIZES = {"int": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "char": 1, "bool": 1,
+              "float": 4, "f64": 8, "bf16": 2, "half": 2}
+
+
+def is_kernel_param_type(t: Type) -> bool:
+    return is_numeric(t) or t in (BOOL, CHAR) or isinstance(t, BufferT)
+
+
+def elem_size(t: Type) -> int | None:
+    """Bytes of one element of a T[] (14.8), or None when T cannot be a buffer element."""
+    if isinstance(t, BufferT):
+        return 8
+    return ELEM_SIZES.get(t.name) if isinstance(t, Prim) else None
+
+
+def forbidden_type(t: Type) -> tuple[str, str | None] | None:
+    """The 12.1 message for a value of type t in kernel code, or None when allowed."""
+    if t == STR:
+        return "strings are not allowed in kernel code", None
+    if isinstance(t, ArrayT):
+        return "arrays are not allowed in kernel code", "use a buffer T[] or a fixed array T[N]"
+    if isinstance(t, MapT):
+        return "maps are not allowed in kernel code", None
+    if isinstance(t, ChannelT):
+        return "channels are not allowed in kernel code", None
+    if isinstance(t, ClassT):
+        return "classes are not allowed in kernel code", None
+    if isinstance(t, FuncT):
+        return "function values are not allowed in kernel code", None
+    if t == ANY:
+        return "any is not allowed in kernel code", None
+    return None
+
+
+class KernelChecker:
+    # ------------------------------------------------------------ context
+    def in_kernel(self) -> bool:
+        return self.cur_func is not None and self.cur_func.kind != "def"
+
+    def kernel_index(self, e: A.Name):
+        """tx, bdx, warp, ... inside kernel and gpu code (12.2); None elsewhere."""
+        if not self.in_kernel() or e.id not in PREDECLARED:
+            return None
+        if e.id in ("warp", "lane"):
+            return T.Builtin(INT, e.span, "k." + e.id, [])
+        return T.Builtin(INT, e.span, "k.index", [], INDEX_NAMES[e.id])
+
+    def check_kernel_signature(self, sym: T.FuncSym) -> None:
+        what = "kernel" if sym.kind == "kernel" else "gpu function"
+        for p in sym.params:
+            if not is_kernel_param_type(p.type) and str(p.type) != "<error>":
+                self.error(p.span, f"{what} parameters are numbers, bool, char or buffers, "
+                                   f"got {p.type}")
+        if sym.kind == "gpu" and sym.ret != VOID and not is_kernel_param_type(sym.ret) \
+                and str(sym.ret) != "<error>":
+            self.error(sym.span, f"a gpu function returns a number, bool, char, a buffer or "
+                                 f"void, not {sym.ret}")
+
+    def check_call_kind(self, e: A.Call, fn: T.FuncSym) -> None:
+        """Who may call whom (12.1): kernels only through launch; gpu functions from kernel code."""
+        kind = fn.kind
+        if kind == "kernel" and getattr(self, "launching", None) is not fn:
+            self.fail(e.func.span, f"kernel '{fn.name}' is started with launch, not called",
+                      f"launch [blocks] [threads] {fn.name}(...)")
+        if kind == "gpu" and not self.in_kernel():
+            self.fail(e.func.span, f"gpu function '{fn.name}' can only be called from kernels "
+                                   f"and gpu functions")
+        if kind == "def" and self.in_kernel():
+            self.fail(e.func.span, f"cannot call '{fn.name}' in kernel code: it is not a gpu "
+                                   f"function", "declare it gpu: gpu RET name(...)")
+
+    # ------------------------------------------------------------ launch (12.3)
+    def stmt_Launch(self, s: A.Launch):
+        from .builtins import call_user
+        if self.in_kernel():
+            self.fail(s.span, "launch is not allowed in kernel code")
+        f = s.call.func
+        fn, name = None, None
+        if isinstance(f, A.Name):
+            name = f.id
+            fn = self.lookup_func(name)
+        elif isinstance(f, A.Attribute) and isinstance(f.obj, A.Name):
+            name = f.name
+            fn = self.import_scope(f.obj.id, f.obj.span).functions.get(name)
+        if not isinstance(fn, T.FuncSym) or fn.kind != "kernel":
+            self.fail(f.span, f"'{name or 'this'}' is not a kernel",
+                      "launch starts a kernel: kernel void name(...)")
+        dims = []
+        for group in (s.grid, s.block):
+            ds = [self.coerce_int(self.expr(d, expected=INT), d.span) for d in group]
+            dims.append(ds + [T.Const(INT, s.span, 1)] * (3 - len(ds)))
+        smem = self.coerce_int(self.expr(s.smem, expected=INT), s.smem.span) \
+            if s.smem is not None else T.Const(INT, s.span, 0)
+        self.launching = fn
+        try:
+            call = call_user(self, s.call, fn)
+        finally:
+            self.launching = None
+        self.mark_raises()
+        return T.Launch(s.span, fn, dims[0], dims[1], smem, call)
+
+    # ------------------------------------------------------------ builtins (12.2, 14.8)
+    def kernel_builtin(self, e: A.Call, name: str, expected) -> T.Expr:
+        from .builtins import call_site, plain_args
+        sp = call_site(e)
+        if name in KERNEL_ONLY and not self.in_kernel():
+            self.fail(sp, f"'{name}' is only available in kernel and gpu code")
+        if name in HOST_ONLY and self.in_kernel():
+            self.fail(sp, f"'{name}' is not available in kernel code",
+                      "buffers are made and copied by host code")
+        targs = e.func.targs if isinstance(e.func, A.Name) else ()
+        if len(targs) > 1:
+            self.fail(sp, f"{name} takes one type argument: {name}<T>(...)")
+        targ = self.resolve_type(targs[0]) if targs else None
+        if name == "syncthreads":
+            plain_args(self, e, name, 0, 0)
+            return T.Builtin(VOID, sp, "k.sync", [])
+        if name in ("shfl_xor", "shfl_sync", "shfl_down"):
+            a, k = plain_args(self, e, name, 2, 2)
+            v = self.expr(a)
+            if not (isinstance(v.type, Prim) and v.type.name in ATOMIC_TYPES):
+                self.fail(a.span, f"{name} needs int, i32, float or f64, got {v.type}")
+            kk = self.coerce_int(self.expr(k, expected=INT), k.span)
+            return T.Builtin(v.type, sp, "k.shfl", [v, kk],
+                             "down" if name == "shfl_down" else "xor")
+        if name == "size_of":
+            plain_args(self, e, name, 0, 0)
+            n = elem_size(self.need_targ(targ, name, sp))
+            if n is None:
+                self.fail(sp, f"size_of needs a number, bool, char or buffer type, got {targ}")
+            return T.Const(INT, sp, n)
+        if name == "shared":
+            vals = plain_args(self, e, name, 0, 1)
+            t = self.buffer_elem(self.need_targ(targ, name, sp), sp)
+            off = self.coerce_int(self.expr(vals[0], expected=INT), vals[0].span) if vals \
+                else T.Const(INT, sp, 0)
+            return T.Builtin(BufferT(t), sp, "k.shared", [off], t)
+        if name == "atomic_add":
+            a, v = plain_args(self, e, name, 2, 2)
+            p = self.expr(a)
+            if not isinstance(p.type, BufferT) or p.type.elem.name not in ATOMIC_TYPES:
+                self.fail(a.span, f"atomic_add needs an int[], i32[], float[] or f64[] "
+                                  f"address, got {p.type}", "write atomic_add(out offby i, v)")
+            et = p.type.elem
+            x = self.coerce(self.expr(v, expected=et), et, v.span, "argument 2 of atomic_add")
+            if not self.in_kernel():
+                self.mark_raises()          # nil check in CPU code (4.5)
+            return T.Builtin(et, sp, "atomic_add", [p, x], et)
+        return self.host_buffer_builtin(e, name, targ, expected, sp)
+
+    def host_buffer_builtin(self, e, name, targ, expected, sp) -> T.Expr:
+        from .builtins import plain_args
+        self.mark_raises()
+        if name in ("buffer", "device_buffer"):
+            (n,) = plain_args(self, e, name, 1, 1)
+            if targ is None and isinstance(expected, BufferT):
+                targ = expected.elem
+            t = self.buffer_elem(self.need_targ(targ, name, sp), sp)
+            return T.Builtin(BufferT(t), sp, name, [self.int_arg(n)], t)
+        if name == "copy":
+            d, s_, n = plain_args(self, e, name, 3, 3)
+            dst = self.expr(d)
+            t = targ if targ is not None else (dst.type.elem if isinstance(dst.type, BufferT)
+                                                else None)
+            t = self.buffer_elem(self.need_targ(t, name, sp), sp)
+            bt = BufferT(t)
+            dst = self.coerce(dst, bt, d.span, "argument 1 of copy")
+            src = self.coerce(self.expr(s_, expected=bt), bt, s_.span, "argument 2 of copy")
+            return T.Builtin(VOID, sp, "copy", [dst, src, self.int_arg(n)], t)
+        if name in ("to_buffer", "to_device"):
+            (a,) = plain_args(self, e, name, 1, 1)
+            x = self.expr(a, expected=ArrayT(targ) if targ is not None else None)
+            t = targ if targ is not None else (x.type.elem if isinstance(x.type, ArrayT) else None)
+            t = self.buffer_elem(self.need_targ(t, name, sp), sp)
+            x = self.coerce(x, ArrayT(t), a.span, f"argument 1 of {name}")
+            return T.Builtin(BufferT(t), sp, name, [x], t)
+        # to_array
+        b, n = plain_args(self, e, name, 2, 2)
+        x = self.expr(b)
+        t = targ if targ is not None else (x.type.elem if isinstance(x.type, BufferT) else None)
+        t = self.buffer_elem(self.need_targ(t, name, sp), sp)
+        x = self.coerce(x, BufferT(t), b.span, "argument 1 of to_array")
+        return T.Builtin(ArrayT(t), sp, "to_array", [x, self.int_arg(n)], t)
+
+    def int_arg(self, a) -> T.Expr:
+        return self.coerce_int(self.expr(a, expected=INT), a.span)
+
+    def need_targ(self, t, name: str, sp) -> Type:
+        if t is None:
+            self.fail(sp, f"cannot infer the element type of {name}", f"write {name}<T>(...)")
+        return t
+
+    def buffer_elem(self, t: Type, sp) -> Type:
+        if elem_size(t) is None:
+            self.fail(sp, f"a buffer holds numbers, bool, char or buffers, not {t}")
+        return t
+
+    # ------------------------------------------------------------ 12.1 restrictions
+    def check_kernel_body(self, sym: T.FuncSym) -> None:
+        """Report what kernel code may not do, each where it appears (one per subtree)."""
+        sym.raises_directly = False        # kernel code has no runtime checks (12.1)
+        mark = len(self.diags.items)
+        stack = [sym.body]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, list):
+                stack.extend(reversed(n))
+                continue
+            if not isinstance(n, (T.Expr, T.Stmt)):
+                continue
+            bad = self.kernel_violation(n)
+            if bad is not None:
+                self.error(n.span, *bad)
+                continue
+            for f in reversed(fields(n)):
+                v = getattr(n, f.name)
+                if isinstance(v, (T.Expr, T.Stmt, list)):
+                    stack.append(v)
+        if len(self.diags.items) == mark:
+            self.check_cpu_shape(sym)
+
+    def check_cpu_shape(self, sym: T.FuncSym) -> None:
+        """The CPU back end's thread-loop transform must handle the body (12.4)."""
+        from .lower.regions import Unsupported, plan_kernel, structural
+        if sym.kind == "gpu":
+            if structural(sym.body):
+                self.error(sym.span, "syncthreads() and shuffles in a gpu function are not "
+                                     "supported by the CPU back end yet",
+                           "move the barrier or shuffle into the kernel")
+            return
+        try:
+            plan_kernel(sym)
+        except Unsupported as u:
+            self.error(u.span, f"the CPU back end cannot run this kernel: {u.reason}")
+
+    def kernel_violation(self, n) -> tuple[str, str | None] | None:
+        if isinstance(n, T.Decl):
+            return forbidden_type(n.var.type)
+        if isinstance(n, (T.Spawn, T.Finish)):
+            return "threads are not allowed in kernel code", None
+        if isinstance(n, T.LockStmt):
+            return "locks are not allowed in kernel code", None
+        if isinstance(n, T.Expr):
+            if isinstance(n, T.Builtin) and n.name == "print":
+                return "print is not allowed in kernel code", \
+                    "kernel code cannot do I/O; write results to a buffer"
+            bad = forbidden_type(n.type)
+            if bad is not None:
+                return bad
+            if isinstance(n, T.Builtin) and n.name not in KERNEL_OK:
+                return f"'{n.name}' is not available in kernel code", None
+        return None
+
+    def report_kernel_recursion(self, funcs: list[T.FuncSym]) -> None:
+        for f in funcs:
+            if f.kind != "def":
+                f.may_raise = False
+                if f.scc is not None:
+                    self.error(f.span, "recursion is not allowed in kernel code",
+                               "gpu functions cannot call themselves, directly or not")

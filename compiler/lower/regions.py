@@ -1,0 +1,382 @@
+"""Thread-loop transform of kernel bodies for the CPU back end (LANGUAGE.md 12.4).
+
+A block's GPU threads run on one CPU thread. Following MCUDA (Stratton et al., "MCUDA: An
+Efficient Implementation of CUDA Kernels for Multi-core CPUs", LCPC 2008) and POCL's work-group
+"regions", a kernel body's statement lists are split at barriers into barrier-free segments,
+each run as a loop over the block's threads (`Loop`); the statements that hold barriers become
+control flow run once per block (`If`, `While`, `For` with thread 0's condition: 12.1 requires
+every thread to reach a barrier, so these conditions are block-uniform). A shuffle splits its
+statement in two segments: the first stores every thread's operand in a scratch slot, the
+second reads the partner lane's slot (`ShflSite`).
+
+Locals fall in three classes:
+  - uniform: every definition is a once-per-block statement whose value depends only on
+    uniform values (parameters, block indices and dimensions, constants, uniform locals), or a
+    structured loop's header; kept in one scalar and updated once (`Once`);
+  - per-thread: used in more than one plan item: one slot per thread (an array per block);
+  - segment-local: everything else, an ordinary scalar inside its segment's thread loop.
+A kernel without barriers or shuffles is one `Loop` over the whole body, which LLVM can
+vectorise. `return` marks the thread finished; later segments skip it.
+
+`plan_kernel` returns the plan or the reason the transform cannot handle a shape (a barrier in
+a gpu function or a `for x in` loop, a shuffle in a condition, break/continue leaving a segment).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+
+from .. import tir as T
+from ..types import INT
+
+
+@dataclass
+class Loop:
+    stmts: list                       # barrier-free statements run by every thread
+
+
+@dataclass
+class Once:
+    stmt: T.Stmt                      # a uniform definition, run once per block
+
+
+@dataclass
+class If:
+    cond: T.Expr
+    then: list
+    orelse: list | None
+
+
+@dataclass
+class While:
+    cond: T.Expr
+    body: list
+
+
+@dataclass
+class For:
+    stmt: T.ForC                      # its var is uniform
+    body: list
+
+
+@dataclass
+class Jump:
+    stmt: T.Stmt                      # break / continue of a structured loop (uniform)
+
+
+@dataclass
+class ShflSite:
+    """One shuffle: `value` and `k` are per-thread scratch variables written by the first
+    segment; `T.Builtin("k.shfl_read", extra=site)` reads the partner's value."""
+    kind: str
+    value: T.Var
+    k: T.Var
+
+
+@dataclass
+class Plan:
+    items: list
+    params: list                      # Decl(param, KArg) statements prepended to the body
+    uniform: set = field(default_factory=set)
+    per_thread: set = field(default_factory=set)
+    has_return: bool = False
+    shuffles: list = field(default_factory=list)
+
+
+class Unsupported(Exception):
+    def __init__(self, span, reason: str) -> None:
+        super().__init__(reason)
+        self.span = span
+        self.reason = reason
+
+
+# ------------------------------------------------------------------ walking the typed IR
+
+def children(n):
+    for f in fields(n):
+        v = getattr(n, f.name)
+        if isinstance(v, (T.Expr, T.Stmt)):
+            yield v
+        elif isinstance(v, list):
+            for x in v:
+                if isinstance(x, (T.Expr, T.Stmt)):
+                    yield x
+                elif isinstance(x, tuple):
+                    yield from (y for y in x if isinstance(y, (T.Expr, T.Stmt)))
+
+
+def walk(n):
+    stack = [n]
+    while stack:
+        x = stack.pop()
+        yield x
+        stack.extend(children(x))
+
+
+def is_barrier(n) -> bool:
+    return isinstance(n, T.Builtin) and n.name == "k.sync"
+
+
+def is_shfl(n) -> bool:
+    return isinstance(n, T.Builtin) and n.name == "k.shfl"
+
+
+def structural(s) -> bool:
+    """Holds a barrier or a shuffle: split, not run inside one thread loop."""
+    return any(is_barrier(x) or is_shfl(x) for x in walk(s))
+
+
+def escapes(s) -> T.Stmt | None:
+    """A break/continue in s that leaves s (targets a loop around it)."""
+    stack = [(s, 0)]
+    while stack:
+        x, depth = stack.pop()
+        if isinstance(x, (T.Break, T.Continue)) and depth == 0:
+            return x
+        d = depth + isinstance(x, (T.While, T.ForC, T.ForEach, T.RangeLoop))
+        stack.extend((c, d) for c in children(x) if isinstance(c, T.Stmt))
+    return None
+
+
+class KArg(T.Expr):
+    """The value of kernel parameter `index` as passed to the launch."""
+
+    def __init__(self, type_, span, index: int) -> None:
+        super().__init__(type_, span)
+        self.index = index
+
+
+# ------------------------------------------------------------------ the plan
+
+def plan_kernel(sym: T.FuncSym) -> Plan:
+    params = [T.Decl(p.span, p, KArg(p.type, p.span, i)) for i, p in enumerate(sym.params)]
+    body = list(sym.body.body)
+    plan = Plan([], params)
+    plan.has_return = any(isinstance(x, T.Return) for x in walk(sym.body))
+    if not any(structural(s) for s in body):
+        plan.items = [Loop(params + body)]
+        return plan
+    plan.uniform = uniform_vars(params + body)
+    plan.items = Splitter(plan).split(params + body)
+    plan.per_thread = per_thread_vars(plan)
+    return plan
+
+
+def defs_and_levels(stmts: list):
+    """Every definition of a local: (var, value or None, at structure level?)."""
+    out = []
+
+    def visit(s, top: bool):
+        if isinstance(s, T.Decl):
+            out.append((s.var, s.init, top))
+        elif isinstance(s, T.Assign) and isinstance(s.target, T.Local):
+            out.append((s.target.var, s.value, top))
+        elif isinstance(s, T.MultiAssign):
+            for t in s.targets:
+                if isinstance(t, T.Local):
+                    out.append((t.var, None, False))
+        elif isinstance(s, T.ForC):
+            out.append((s.var, None, top and structural(s)))
+        elif isinstance(s, (T.ForEach, T.RangeLoop)):
+            for v in ([s.var] if isinstance(s, T.ForEach) else s.vars):
+                out.append((v, None, False))
+        inner = top and structural(s) and isinstance(s, (T.If, T.While, T.ForC, T.Block))
+        for c in children(s):
+            if isinstance(c, T.Stmt):
+                visit(c, inner)
+            elif isinstance(c, T.Seq) or isinstance(c, T.Expr):
+                for x in walk(c):
+                    if isinstance(x, T.Stmt) and x is not c:
+                        visit(x, False)
+
+    for s in stmts:
+        visit(s, True)
+    return out
+
+
+UNIFORM_INDEX = ("block", "block_dim", "grid_dim")
+PURE_BUILTINS = {"min", "max", "abs", "pow", "sqrt", "exp", "log", "tanh", "floor", "ceil",
+                 "isnan", "isinf", "k.shared", "offby_buffer", "offby_fixed"}
+
+
+def uniform_expr(e, uniform: set, target=None) -> bool:
+    for x in walk(e):
+        if isinstance(x, T.Local):
+            if x.var not in uniform:
+                return False
+        elif isinstance(x, T.Placeholder):
+            if target is None or target not in uniform:
+                return False
+        elif isinstance(x, T.Builtin):
+            if x.name == "k.index":
+                if x.extra[0] not in UNIFORM_INDEX:
+                    return False
+            elif x.name not in PURE_BUILTINS:
+                return False
+        elif not isinstance(x, (T.Const, KArg, T.Binop, T.Unop, T.Cmp, T.Cast, T.Logic)):
+            return False
+    return True
+
+
+def uniform_vars(stmts: list) -> set:
+    defs = defs_and_levels(stmts)
+    cand = {v for v, _, _ in defs}
+    for v, _, top in defs:
+        if not top:
+            cand.discard(v)
+    changed = True
+    while changed:
+        changed = False
+        for v, value, _ in defs:
+            if v in cand and value is not None and not uniform_expr(value, cand, v):
+                cand.discard(v)
+                changed = True
+    return cand
+
+
+class Splitter:
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+
+    def split(self, stmts: list) -> list:
+        items: list = []
+        run: list = []
+
+        def flush():
+            if run:
+                items.append(Loop(list(run)))
+                run.clear()
+
+        for s in stmts:
+            if isinstance(s, T.Block) and structural(s):
+                flush()
+                items.extend(self.split(s.body))
+            elif isinstance(s, T.ExprStmt) and is_barrier(s.expr):
+                flush()
+            elif structural(s):
+                flush()
+                items.extend(self.structured(s))
+            elif isinstance(s, (T.Break, T.Continue)):
+                flush()
+                items.append(Jump(s))
+            elif self.is_uniform_def(s):
+                flush()
+                items.append(Once(s))
+            else:
+                bad = escapes(s)
+                if bad is not None:
+                    raise Unsupported(bad.span, "a break or continue that leaves a barrier's "
+                                                "segment")
+                run.append(s)
+        flush()
+        return items
+
+    def is_uniform_def(self, s) -> bool:
+        u = self.plan.uniform
+        if isinstance(s, T.Decl):
+            return s.var in u
+        if isinstance(s, T.Assign) and isinstance(s.target, T.Local):
+            return s.target.var in u
+        return False
+
+    def structured(self, s) -> list:
+        if isinstance(s, T.If):
+            self.no_shfl(s.cond)
+            return [If(s.cond, self.split(s.then.body),
+                       self.split(s.orelse.body) if s.orelse is not None else None)]
+        if isinstance(s, T.While):
+            self.no_shfl(s.cond)
+            return [While(s.cond, self.split(s.body.body))]
+        if isinstance(s, T.ForC):
+            for e in (s.start, s.cond, s.step):
+                self.no_shfl(e)
+            if s.var not in self.plan.uniform:
+                raise Unsupported(s.span, "a loop around a barrier whose variable changes per "
+                                          "thread")
+            return [For(s, self.split(s.body.body))]
+        if isinstance(s, (T.ExprStmt, T.Decl, T.Assign, T.Return)):
+            if any(is_barrier(x) for x in walk(s)):
+                raise Unsupported(s.span, "syncthreads() inside an expression")
+            return self.shuffles(s)
+        raise Unsupported(s.span, "a barrier or shuffle inside this statement")
+
+    def no_shfl(self, e) -> None:
+        for x in walk(e):
+            if is_shfl(x):
+                raise Unsupported(x.span, "a shuffle in a condition or loop header")
+
+    def shuffles(self, s) -> list:
+        """`... shfl(v, k) ...` -> Loop(value[t] = v; k[t] = k), Loop(... value[partner] ...)."""
+        stage, sites = [], {}
+        for x in walk(s):
+            if is_shfl(x):
+                if any(is_shfl(y) for y in walk(x.args[0]) if y is not x) or \
+                        any(is_shfl(y) for y in walk(x.args[1])):
+                    raise Unsupported(x.span, "a shuffle inside a shuffle's operand")
+                n = len(self.plan.shuffles)
+                site = ShflSite(x.extra, T.Var(f".shfl{n}", x.type, x.span),
+                                T.Var(f".shfl{n}k", INT, x.span))
+                self.plan.shuffles.append(site)
+                stage += [T.Decl(x.span, site.value, x.args[0]), T.Decl(x.span, site.k, x.args[1])]
+                sites[id(x)] = T.Builtin(x.type, x.span, "k.shfl_read", [], site)
+        return [Loop(stage), Loop([rebuild(s, sites)])]
+
+
+def rebuild(n, subst: dict):
+    """A copy of n with the nodes whose id is in subst replaced (the original body is kept
+    intact for other targets)."""
+    if id(n) in subst:
+        return subst[id(n)]
+    if not isinstance(n, (T.Expr, T.Stmt)):
+        return n
+    changes = {}
+    for f in fields(n):
+        v = getattr(n, f.name)
+        if isinstance(v, (T.Expr, T.Stmt)):
+            nv = rebuild(v, subst)
+        elif isinstance(v, list):
+            nv = [rebuild(x, subst) for x in v]
+        else:
+            continue
+        if nv is not v:
+            changes[f.name] = nv
+    return replace(n, **changes) if changes else n
+
+
+def per_thread_vars(plan: Plan) -> set:
+    """Non-uniform locals seen by more than one plan item (their values cross a segment)."""
+    seen: dict = {}
+
+    def note(node, item_id):
+        for x in walk(node):
+            v = x.var if isinstance(x, (T.Local, T.Decl)) else None
+            if isinstance(x, T.ForC):
+                v = x.var
+            if v is not None and v not in plan.uniform:
+                seen.setdefault(v, set()).add(item_id)
+
+    def visit(items):
+        for it in items:
+            if isinstance(it, Loop):
+                for s in it.stmts:
+                    note(s, id(it))
+            elif isinstance(it, Once):
+                note(it.stmt, id(it))
+            elif isinstance(it, Jump):
+                pass
+            elif isinstance(it, If):
+                note(it.cond, id(it))
+                visit(it.then)
+                visit(it.orelse or [])
+            elif isinstance(it, While):
+                note(it.cond, id(it))
+                visit(it.body)
+            elif isinstance(it, For):
+                for e in (it.stmt.start, it.stmt.cond, it.stmt.step):
+                    note(e, id(it))
+                visit(it.body)
+
+    visit(plan.items)
+    out = {v for v, ids in seen.items() if len(ids) > 1}
+    for site in plan.shuffles:
+        out |= {site.value, site.k}
+    return out
