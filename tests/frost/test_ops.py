@@ -1,0 +1,197 @@
+"""Every Frost op, forward and backward, on small random shapes: against a NumPy float64
+reference (forward), central finite differences of that reference in float64 (backward), and
+PyTorch CPU in float64 (forward and backward); relative error 1e-3 (float32 ops).
+
+One Neve program (ops_driver.nv) runs all cases in one process: each case's loss is
+sum(out * gout) for a random upstream gradient gout, so input gradients are vector-Jacobian
+products that finite differences check directly."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from .helpers import HERE, load, rel_err, run_nv, save, torch_or_skip
+
+TOL = 1e-3
+rng = np.random.default_rng(8)
+
+
+def r(*shape, lo=-1.0, hi=1.0):
+    return rng.uniform(lo, hi, size=shape).astype(np.float32).astype(np.float64)
+
+
+# ---------------------------------------------------------------- NumPy float64 references
+
+def np_conv2d(x, w, b, stride, pad):
+    n, c, h, wd = x.shape
+    oc, _, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    oh, ow = (h + 2 * pad - kh) // stride + 1, (wd + 2 * pad - kw) // stride + 1
+    y = np.zeros((n, oc, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            patch = xp[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw]
+            y[:, :, i, j] = np.einsum("nchw,ochw->no", patch, w)
+    return y if b is None else y + b[None, :, None, None]
+
+
+def np_pool(x, k, stride, pad, kind):
+    n, c, h, w = x.shape
+    fill = -np.inf if kind == "max" else 0.0
+    xp = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)), constant_values=fill)
+    oh, ow = (h + 2 * pad - k) // stride + 1, (w + 2 * pad - k) // stride + 1
+    y = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            patch = xp[:, :, i * stride:i * stride + k, j * stride:j * stride + k]
+            y[:, :, i, j] = patch.max(axis=(2, 3)) if kind == "max" else patch.sum(axis=(2, 3)) / (k * k)
+    return y
+
+
+def np_adaptive(x, oh, ow):
+    n, c, h, w = x.shape
+    y = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        h0, h1 = (i * h) // oh, -(-((i + 1) * h) // oh)
+        for j in range(ow):
+            w0, w1 = (j * w) // ow, -(-((j + 1) * w) // ow)
+            y[:, :, i, j] = x[:, :, h0:h1, w0:w1].mean(axis=(2, 3))
+    return y
+
+
+def np_bn_train(a, g, b, eps=1e-5):
+    x = a
+    m = x.mean(axis=(0, 2, 3), keepdims=True)
+    v = x.var(axis=(0, 2, 3), keepdims=True)
+    return (x - m) / np.sqrt(v + eps) * g[None, :, None, None] + b[None, :, None, None]
+
+
+def np_bn_eval(a, g, b, buf_rm, buf_rv, eps=1e-5):
+    rm, rv = buf_rm, buf_rv
+    x = a
+    s = lambda t: t[None, :, None, None]
+    return (x - s(rm)) / np.sqrt(s(rv) + eps) * s(g) + s(b)
+
+
+def np_log_softmax(a):
+    x = a
+    m = x.max(axis=1, keepdims=True)
+    return x - m - np.log(np.exp(x - m).sum(axis=1, keepdims=True))
+
+
+def np_ce(a, target):
+    x, t = a, target
+    return -np_log_softmax(x)[np.arange(len(t)), t.astype(int)].mean()
+
+
+# name -> (inputs, differentiable input names, reference f(**inputs), torch f(**inputs))
+def cases(torch=None):
+    F = torch.nn.functional if torch else None
+    c = {}
+    c["add"] = (dict(a=r(3, 4), b=r(4)), lambda a, b: a + b, lambda a, b: a + b)
+    c["sub"] = (dict(a=r(2, 3, 4), b=r(3, 1)), lambda a, b: a - b, lambda a, b: a - b)
+    c["mul"] = (dict(a=r(3, 4), b=r(3, 1)), lambda a, b: a * b, lambda a, b: a * b)
+    c["div"] = (dict(a=r(3, 4), b=r(4, lo=0.5, hi=2.0)), lambda a, b: a / b, lambda a, b: a / b)
+    c["scalar"] = (dict(a=r(2, 5)), lambda a: (a * 3 + 2) / 4 - 1, lambda a: (a * 3 + 2) / 4 - 1)
+    c["matmul"] = (dict(a=r(3, 4), b=r(4, 5)), lambda a, b: a @ b, lambda a, b: a @ b)
+    c["matmul_batched"] = (dict(a=r(2, 3, 4), b=r(2, 4, 5)), lambda a, b: a @ b, lambda a, b: a @ b)
+    c["matmul_vec"] = (dict(a=r(4), b=r(4, 3)), lambda a, b: a @ b, lambda a, b: a @ b)
+    c["linear"] = (dict(a=r(3, 4), w=r(5, 4), b=r(5)), lambda a, w, b: a @ w.T + b,
+                   lambda a, w, b: F.linear(a, w, b) if F else None)
+    c["conv2d"] = (dict(a=r(2, 3, 6, 5), w=r(4, 3, 3, 3), b=r(4)),
+                   lambda a, w, b: np_conv2d(a, w, b, 2, 1),
+                   lambda a, w, b: F.conv2d(a, w, b, stride=2, padding=1) if F else None)
+    c["conv2d_nobias"] = (dict(a=r(2, 2, 5, 5), w=r(3, 2, 2, 3)),
+                          lambda a, w: np_conv2d(a, w, None, 1, 0),
+                          lambda a, w: F.conv2d(a, w) if F else None)
+    c["batch_norm_train"] = (dict(a=r(3, 2, 4, 4), g=r(2, lo=0.5, hi=1.5), b=r(2)), np_bn_train,
+                             lambda a, g, b: F.batch_norm(a, None, None, g, b, training=True) if F else None)
+    c["batch_norm_eval"] = (dict(a=r(2, 3, 3, 3), g=r(3), b=r(3), buf_rm=r(3), buf_rv=r(3, lo=0.5, hi=2.0)),
+                            np_bn_eval, lambda a, g, b, buf_rm, buf_rv: F.batch_norm(a, buf_rm, buf_rv, g, b, training=False) if F else None)
+    c["relu"] = (dict(a=r(3, 5)), lambda a: np.maximum(a, 0), lambda a: F.relu(a) if F else None)
+    c["max_pool2d"] = (dict(a=r(2, 2, 4, 6)), lambda a: np_pool(a, 2, 2, 0, "max"),
+                       lambda a: F.max_pool2d(a, 2) if F else None)
+    c["max_pool2d_strided"] = (dict(a=r(1, 2, 5, 5)), lambda a: np_pool(a, 3, 2, 1, "max"),
+                               lambda a: F.max_pool2d(a, 3, 2, 1) if F else None)
+    c["avg_pool2d"] = (dict(a=r(2, 2, 4, 6)), lambda a: np_pool(a, 2, 2, 0, "avg"),
+                       lambda a: F.avg_pool2d(a, 2) if F else None)
+    c["avg_pool2d_padded"] = (dict(a=r(1, 2, 5, 5)), lambda a: np_pool(a, 3, 2, 1, "avg"),
+                              lambda a: F.avg_pool2d(a, 3, 2, 1) if F else None)
+    c["adaptive_avg_pool2d"] = (dict(a=r(2, 2, 5, 7)), lambda a: np_adaptive(a, 2, 3),
+                                lambda a: F.adaptive_avg_pool2d(a, (2, 3)) if F else None)
+    c["softmax"] = (dict(a=r(3, 5, lo=-3, hi=3)), lambda a: np.exp(np_log_softmax(a)),
+                    lambda a: F.softmax(a, 1) if F else None)
+    c["log_softmax"] = (dict(a=r(3, 5, lo=-3, hi=3)), np_log_softmax,
+                        lambda a: F.log_softmax(a, 1) if F else None)
+    c["cross_entropy"] = (dict(a=r(4, 5, lo=-2, hi=2), target=np.array([0., 3., 4., 1.])), np_ce,
+                          lambda a, target: F.cross_entropy(a, target.long()) if F else None)
+    c["mse"] = (dict(a=r(3, 4), b=r(3, 4)), lambda a, b: ((a - b) ** 2).mean(),
+                lambda a, b: F.mse_loss(a, b) if F else None)
+    c["sum_dim"] = (dict(a=r(2, 3, 4)), lambda a: a.sum(axis=1), lambda a: a.sum(1))
+    c["mean_all"] = (dict(a=r(3, 4)), lambda a: np.float64(a.mean()), lambda a: a.mean())
+    c["mean_keepdim"] = (dict(a=r(3, 4)), lambda a: a.mean(axis=0, keepdims=True),
+                         lambda a: a.mean(0, keepdim=True))
+    c["view_row"] = (dict(a=r(2, 2, 3)), lambda a: a.reshape(-1, 6)[1] * a.reshape(-1)[2:8],
+                     lambda a: a.reshape(-1, 6)[1] * a.reshape(-1)[2:8])
+    return c
+
+
+def finite_diff(f, inputs, name, gout, h=1e-6):
+    x = inputs[name]
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        old = x[i]
+        x[i] = old + h
+        up = np.sum(f(**inputs) * gout)
+        x[i] = old - h
+        down = np.sum(f(**inputs) * gout)
+        x[i] = old
+        g[i] = (up - down) / (2 * h)
+    return g
+
+
+@pytest.fixture(scope="module")
+def frost_results(tmp_path_factory):
+    """Run every case through Frost once: {case: (inputs, gout, out, {input: grad})}."""
+    d = tmp_path_factory.mktemp("ops")
+    res = {}
+    for name, (inputs, f, _) in cases().items():
+        out_ref = np.asarray(f(**inputs))
+        gout = r(*out_ref.shape) if out_ref.shape else np.array(0.7)
+        lines = []
+        for k, v in inputs.items():
+            save(d / f"{name}.{k}", v)
+            lines.append(f"{k} {','.join(map(str, v.shape)) or '-'}")
+        (d / f"{name}.shapes").write_text("\n".join(lines) + "\n")
+        save(d / f"{name}.gout", gout)
+        res[name] = (inputs, gout, out_ref)
+    run_nv(HERE / "ops_driver.nv", str(d), *res, cwd=d)
+    out = {}
+    for name, (inputs, gout, out_ref) in res.items():
+        got = load(d / f"{name}.out", out_ref.shape)
+        grads = {k: load(d / f"{name}.grad_{k}", v.shape) for k, v in inputs.items() if k != "target" and not k.startswith("buf_")}
+        out[name] = (inputs, gout, got, grads)
+    return out
+
+
+@pytest.mark.parametrize("name", list(cases()))
+def test_forward_and_backward_vs_numpy_and_finite_differences(frost_results, name):
+    inputs, gout, got, grads = frost_results[name]
+    _, f, _ = cases()[name]
+    assert rel_err(got, f(**inputs)) < TOL, "forward"
+    for k, g in grads.items():
+        fd = finite_diff(f, {a: b.copy() for a, b in inputs.items()}, k, gout)
+        assert rel_err(g, fd) < TOL, f"d/d{k}"
+
+
+@pytest.mark.parametrize("name", list(cases()))
+def test_forward_and_backward_vs_pytorch(frost_results, name):
+    torch = torch_or_skip()
+    inputs, gout, got, grads = frost_results[name]
+    _, _, tf = cases(torch)[name]
+    ts = {k: torch.tensor(v, dtype=torch.float64, requires_grad=(k != "target" and not k.startswith("buf_"))) for k, v in inputs.items()}
+    y = tf(**ts)
+    (y * torch.tensor(gout, dtype=torch.float64)).sum().backward()
+    assert rel_err(got, y.detach().numpy()) < TOL, "forward"
+    for k, g in grads.items():
+        assert rel_err(g, ts[k].grad.numpy()) < TOL, f"d/d{k}"
