@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .diagnostics import CompileError, Diagnostic, Diagnostics, Span
 
-STAGES = ("tokens", "ast", "typed", "ir", "llvm", "asm", "obj")
+STAGES = ("tokens", "ast", "typed", "ir", "llvm", "asm", "ptx", "obj")
 EXIT_ERROR, EXIT_ICE = 1, 3
 
 
@@ -196,6 +196,9 @@ def _compile(path: str, release: bool, emit: str | None, check_only: bool, res: 
         llmod = _timed(res, "lower", lowerer.lower,
                        owns=lambda f, m=m: f.scope is not None and f.scope.mod is m,
                        is_root=m is root)
+        if emit == "ptx":                 # lowering the kernels made their PTX (12.4)
+            dumps += _module_ptx_dump(lowerer, m.path, diags)
+            continue
         text = str(llmod)
         if emit == "ir":
             dumps.append(f"; module {m.path}\n{text}")
@@ -209,8 +212,20 @@ def _compile(path: str, release: bool, emit: str | None, check_only: bool, res: 
         else:
             obj = _timed(res, "codegen", cpu.emit_object, mod, tm)
             res.units.append(Unit(m.path, m.key, obj, interface_of(program, m)))
-    if emit in ("ir", "llvm", "asm"):
+    if emit in ("ir", "llvm", "asm", "ptx"):
         res.dump = "\n".join(dumps)
+
+
+def _module_ptx_dump(lowerer, path: str, diags: Diagnostics) -> list[str]:
+    """The PTX of one module's kernels (made by compiler.backends.nvptx.kernel_ptx while
+    lowering), or an error saying why there is none; nothing for a module without kernels."""
+    out = []
+    for ptx, why in lowerer.__dict__.get("_nvptx_modules", {}).values():
+        if ptx:
+            out.append(f"// module {path}\n{ptx}")
+        else:
+            diags.error(None, f"no PTX for the kernels of {path}: {why}")
+    return out
 
 
 def interface_of(program, module) -> dict:

@@ -10,7 +10,7 @@ import sys
 
 import click
 
-EMIT_STAGES = ("tokens", "ast", "typed", "ir", "llvm", "asm", "obj")
+EMIT_STAGES = ("tokens", "ast", "typed", "ir", "llvm", "asm", "ptx", "obj")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -123,3 +123,134 @@ class NvvmBuiltins:
             base = _LIBDEVICE_MATH[name]
             fn = self._fn(base + ("f" if t == F32 else ""), t, [t] * len(args))
         return b.call(fn, args)
+
+
+# ==================================================================== the GPU kernel target
+# The KernelTarget of compiler/lower/kernel_target.py for NVPTX: kernel and gpu bodies are
+# lowered as they are (a GPU thread runs the body once), by a Lowerer of their own whose module
+# has the NVPTX triple and data layout; compiler/backends/nvptx.py turns it into PTX.
+
+from .kernel_target import KernelTarget   # noqa: E402 - after the builtins it builds on
+
+_SREG = {"thread": "tid", "block": "ctaid", "block_dim": "ntid", "grid_dim": "nctaid"}
+_LIBDEVICE_NAMES = frozenset(_LIBDEVICE_MATH)
+
+
+class GState:
+    """Per-function state of the GPU target (kernel_target.py's `lw.kstate`)."""
+    on_return = None                 # `return` simply leaves the function: the thread ends
+    args: list = []
+
+
+def entry_name(symbol: str) -> str:
+    """A PTX identifier for a kernel's `.entry` ([A-Za-z_][A-Za-z0-9_]*, PTX ISA 4.4)."""
+    import re
+    return re.sub(r"[^A-Za-z0-9_]", "_", symbol)
+
+
+class GpuTarget(KernelTarget):
+    name = "nvptx"
+
+    def __init__(self) -> None:
+        self.nv: NvvmBuiltins | None = None
+        self.pending: list = []          # gpu functions called but not defined yet
+
+    def builtins(self, lw) -> NvvmBuiltins:
+        if self.nv is None or self.nv.module is not lw.module:
+            self.nv = NvvmBuiltins(lw.module)
+        return self.nv
+
+    # -------------------------------------------------------- builtins (12.2)
+    def index(self, lw, kind: str, axis: int) -> ir.Value:
+        v = self.builtins(lw)._sreg(lw.b, _SREG[kind], "xyz"[axis])
+        return lw.b.zext(v, I64)
+
+    def barrier(self, lw) -> None:
+        self.builtins(lw).syncthreads(lw.b)
+
+    def shuffle(self, lw, kind: str, value, k, t):
+        return self.builtins(lw).shuffle(lw.b, "bfly" if kind == "xor" else "down", value, k)
+
+    def shared_base(self, lw) -> ir.Value:
+        return self.builtins(lw).shared(lw.b, I8, I64(0))
+
+    def math(self, lw, name: str, args: list, t) -> ir.Value:
+        if name in _LIBDEVICE_NAMES:        # the host lowering would call the C runtime
+            return self.builtins(lw).math(lw.b, name, args)
+        return lw.host_math(name, args, t)
+
+    # -------------------------------------------------------- functions
+    def declare_gpu(self, lw, sym) -> ir.Function:
+        fn = lw.module.globals.get(sym.symbol)
+        if fn is None:
+            saved, lw.kt = lw.kt, self
+            try:
+                fty = ir.FunctionType(lw.llty(sym.ret), [lw.llty(p.type) for p in sym.params])
+            finally:
+                lw.kt = saved
+            fn = ir.Function(lw.module, fty, name=sym.symbol)
+            if sym not in lw.funcs:
+                self.pending.append(sym)
+        return fn
+
+    def define_gpu(self, lw, sym) -> ir.Function:
+        fn = self.declare_gpu(lw, sym)
+        lw.funcs[sym] = fn
+        lw.kt, lw.kstate = self, GState()
+        try:
+            lw.lower_function(sym)
+        finally:
+            lw.kt = lw.kstate = None
+        return fn
+
+    def define_kernel(self, lw, sym) -> ir.Function:
+        """`.entry` taking each parameter by value as the launch passes it (neve_rt.h
+        nv_kernel: buffers as their address, bool as one byte)."""
+        from ..types import BOOL
+        from .core import FuncState
+        lw.kt = self
+        try:
+            params = [lw.mem_ty(p.type) for p in sym.params]
+            fn = ir.Function(lw.module, ir.FunctionType(VOID, params), name=entry_name(sym.symbol))
+            mark_kernel(fn)
+            fs = FuncState(sym, fn)
+            lw.fs, lw.kstate = fs, GState()
+            entry = fn.append_basic_block("entry")
+            body = fn.append_basic_block("body")
+            fs.entry_builder = eb = ir.IRBuilder(entry)
+            lw.b = ir.IRBuilder(body)
+            fs.exit_block = fn.append_basic_block("exit")
+            for p, arg in zip(sym.params, fn.args):
+                v = eb.icmp_unsigned("!=", arg, ir.Constant(arg.type, 0)) if p.type == BOOL else arg
+                slot = lw.alloca(lw.llty(p.type), p.name)
+                eb.store(v, slot)
+                fs.vars[p] = slot
+            lw.lower_block(sym.body)
+            if not lw.b.block.is_terminated:
+                lw.b.branch(fs.exit_block)
+            eb.branch(body)
+            ir.IRBuilder(fs.exit_block).ret_void()
+        finally:
+            lw.kt = lw.kstate = lw.fs = None
+        return fn
+
+
+def lower_module(program, kernels: list, module_name: str, release: bool = True):
+    """One NVPTX llvmlite module holding `kernels` and every gpu function they reach."""
+    from ..backends import nvptx
+    from .core import Lowerer
+    lw = Lowerer(program, nvptx.target_machine().target_data, nvptx.TRIPLE, release=release,
+                 module_name=module_name)
+    for g in ("nv_top_frame", "nv_stack_limit"):   # host thread-locals: no meaning on a GPU
+        lw.module.globals.pop(g, None)
+    target = GpuTarget()
+    for k in kernels:
+        target.define_kernel(lw, k)
+    while target.pending:
+        sym = target.pending.pop()
+        if sym not in lw.funcs:
+            if sym.body is None:
+                raise nvptx.NvptxError(f"gpu function {sym.name} has no body in this unit")
+            target.define_gpu(lw, sym)
+    lw.tag_array_accesses()
+    return lw.module

@@ -114,3 +114,50 @@ def test_both_arches_load(gpu):
     ptx = nvptx.compile_ptx(kernel(_saxpy), ["k"])
     assert ".target sm_80" in ptx
     gpu.load(ptx).function("k")
+
+
+# ---------------------------------------------------------------- Neve programs on the GPU
+
+from .test_ptx import PROGRAMS, ptx_of  # noqa: E402
+
+
+def _numbers(text: str) -> list[float]:
+    import re
+    return [float(x) for x in re.findall(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|nan|inf", text)]
+
+
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_program_ptx_loads_in_the_driver(gpu, path):
+    """The driver's JIT accepts every module's PTX and finds each entry."""
+    import re
+    ptx = ptx_of(path)
+    mod = gpu.load(ptx)
+    for e in re.findall(r"\.entry\s+(\w+)\s*\(", ptx):
+        mod.function(e)
+
+
+# programs pinned to the CPU back end (`# env: NEVE_DEVICE=cpu`) are not run on the GPU
+GPU_RUNS = [p for p in PROGRAMS if "NEVE_DEVICE=cpu" not in p.read_text()]
+
+
+@pytest.mark.parametrize("path", GPU_RUNS, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_program_gpu_matches_cpu_back_end(gpu, path, tmp_path):
+    """The compiled program (its runtime loads libcuda itself) prints on the GPU what it prints
+    with NEVE_DEVICE=cpu, up to float rounding (12.4: last bits of math, atomic order)."""
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k != "NEVE_DEVICE"}
+    nsm = [sys.executable, "-m", "nsm.cli", "run", str(path)]
+    on_gpu = subprocess.run(nsm, capture_output=True, text=True, timeout=300,
+                            env={**env, "NEVE_CUDA_SYNC": "1"})
+    on_cpu = subprocess.run(nsm, capture_output=True, text=True, timeout=300,
+                            env={**env, "NEVE_DEVICE": "cpu"})
+    assert on_gpu.returncode == on_cpu.returncode, (on_gpu.stderr, on_cpu.stderr)
+    if on_cpu.returncode != 0:                 # a runtime error at a launch: the same report
+        assert on_gpu.stderr.splitlines()[:1] == on_cpu.stderr.splitlines()[:1]
+    if "gpu_available" in path.read_text():     # the builtin programs say which back end ran
+        assert "gpu true" in on_gpu.stdout and "gpu false" in on_cpu.stdout
+    got, want = _numbers(on_gpu.stdout), _numbers(on_cpu.stdout)
+    assert len(got) == len(want), (on_gpu.stdout, on_cpu.stdout)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)

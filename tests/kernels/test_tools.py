@@ -27,4 +27,37 @@ def test_has_kernels(tmp_path):
     a, b = tmp_path / "a.nv", tmp_path / "b.nv"
     a.write_text("# kernel void x\ndef f()\n    pass\n")
     b.write_text("gpu float twice(float x)\n    return 2.0 * x\n")
-    assert not has_kernels(a) and has_kernels(b)
+    assert not has_kernels(a) and not has_kernels(b)    # gpu functions alone make no PTX
+    b.write_text("kernel void k(int[] out)\n    out[tx] = tx\n")
+    assert has_kernels(b)
+
+
+def test_nsm_build_writes_checked_ptx_per_module_with_kernels(tmp_path):
+    """The `kernel` plug-in: build/<profile>/ptx/<module key>.ptx for modules with kernels
+    only, rebuilt only when the module's object changes."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    nsm = Path(sys.executable).parent / "nsm"
+    root = tmp_path / "kp"
+    (root / "src").mkdir(parents=True)
+    (root / "neve.toml").write_text('[package]\nname = "kp"\nversion = "0.1.0"\nsrc = "src"\n')
+    prog = (Path(__file__).parent / "programs" / "atomics.nv").read_text()
+    (root / "src" / "main.nv").write_text("import util\n" + prog.replace(
+        "    int n = 1000\n", "    int n = util.twice(500)\n"))
+    (root / "src" / "util.nv").write_text("def int twice(int x)\n    return 2 * x\n")
+
+    def build():
+        p = subprocess.run([str(nsm), "build", "-v"], cwd=root, capture_output=True, text=True,
+                           timeout=600)
+        assert p.returncode == 0, p.stderr
+        return [ln.strip() for ln in p.stderr.splitlines() if ln.strip().startswith("PTX ")]
+
+    assert build() == ["PTX kp__src_main"]
+    ptx = (root / "build" / "debug" / "ptx" / "kp__src_main.ptx").read_text()
+    assert ".visible .entry" in ptx and "_hist(" in ptx
+    assert sorted(p.name for p in (root / "build" / "debug" / "ptx").iterdir()) == ["kp__src_main.ptx"]
+    assert build() == []
+    run = subprocess.run([str(root / "build" / "debug" / "bin" / "kp")], capture_output=True,
+                         text=True, timeout=60, env={"NEVE_DEVICE": "cpu"})
+    assert run.stdout.splitlines()[:2] == ["[125, 125, 125, 125, 125, 125, 125, 125]", "1000"]
