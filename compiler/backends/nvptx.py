@@ -112,6 +112,11 @@ def compile_ptx(ir_text: str, kernels: list[str], arch: str = ARCH,
             if not fn.is_declaration and fn.name not in keep:
                 fn.linkage = llvm.Linkage.internal
         mod.verify()
+        if uses_libdevice(ir_text):      # drop the unused libdevice functions before O3
+            dce = llvm.create_new_module_pass_manager()
+            dce.add_global_dead_code_eliminate_pass()
+            o0 = llvm.create_pipeline_tuning_options(speed_level=0)
+            dce.run(mod, llvm.create_pass_builder(tm, o0))
         pto = llvm.create_pipeline_tuning_options(speed_level=3)
         pb = llvm.create_pass_builder(tm, pto)
         pb.getModulePassManager().run(mod, pb)
