@@ -10,7 +10,7 @@ from . import ast as A
 from . import tir as T
 from .check_expr import is_lit_expr, similar
 from .check_threads import CHANNEL_METHODS
-from .check_kernels import KERNEL_CALLS
+from .check_kernels import KERNEL_CALLS, PHASE2_INTRINSICS
 from .types import (ArrayT, ChannelT, ClassT, FixedT, MapT, TupleT, Type, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, U8, ANY, BF16,
                     is_int, is_numeric, common_numeric)
 
@@ -92,6 +92,9 @@ def check_call(ck, e: A.Call, expected) -> T.Expr:
             return call_builtin(ck, e, f.id, expected)
         if f.id in KERNEL_CALLS:
             return ck.kernel_builtin(e, f.id, expected)
+        if f.id in PHASE2_INTRINSICS:
+            ck.fail(f.span, f"'{f.id}' is a phase-2 feature",
+                    "tensor-core and async-copy intrinsics come with layouts (12.5)")
         cands = ck.visible_function_names() + sorted(BUILTIN_NAMES)
         s = similar(f.id, cands)
         ck.fail(f.span, f"unknown function '{f.id}'", f"did you mean '{s}'?" if s else None)

@@ -42,6 +42,8 @@ INDEX_NAMES = {
 PREDECLARED = set(INDEX_NAMES) | {"warp", "lane"}
 KERNEL_ONLY = ("syncthreads", "shfl_xor", "shfl_sync", "shfl_down", "shared")
 HOST_ONLY = ("buffer", "device_buffer", "copy", "to_buffer", "to_device", "to_array")
+PHASE2_INTRINSICS = ("cp_async16", "cp_commit_group", "cp_wait_group", "ldmatrix_x4",
+                     "ldmatrix_x2", "mma_16x8x16")
 KERNEL_CALLS = set(KERNEL_ONLY) | set(HOST_ONLY) | {"atomic_add", "size_of"}
 # Builtins kernel code may use (12.2), by typed-IR name.
 KERNEL_OK = {"k.index", "k.warp", "k.lane", "k.sync", "k.shfl", "k.shared", "atomic_add",

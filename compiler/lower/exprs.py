@@ -435,7 +435,9 @@ class ExprLowering:
                 return self.b.gep(base, [ir.Constant(R.I32, 0), ir.Constant(R.I32, e.index.value)])
             if isinstance(ot, BufferT):
                 data = self.buffer_data(self.expr(e.obj), e.span, f"indexed nil buffer {ot}")
-                typed = self.b.bitcast(data, self.mem_ty(ot.elem).as_pointer())
+                # a buffer of buffers holds addresses alone (3.4)
+                et = R.PTR if isinstance(ot.elem, BufferT) else self.mem_ty(ot.elem)
+                typed = self.b.bitcast(data, et.as_pointer())
                 return self.b.gep(typed, [self.expr(e.index)])
         raise AssertionError(f"not an lvalue: {type(e).__name__}")
 
@@ -472,7 +474,10 @@ class ExprLowering:
             if self.release:
                 return self.str_at_unchecked(s, idx)
             return self.b.trunc(self.rt("nv_str_at", s, idx), R.I8)
-        return self.from_mem(self.b.load(self.address(e)), e.type)
+        v = self.b.load(self.address(e))
+        if isinstance(e.type, BufferT) and self.kt is None and v.type == R.PTR:
+            return self.b.insert_value(ir.Constant(R.BUFFER, None), v, 0)   # owner nil
+        return self.from_mem(v, e.type)
 
     def str_at_unchecked(self, s, idx) -> ir.Value:
         b = self.b

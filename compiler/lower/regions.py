@@ -151,10 +151,10 @@ def plan_kernel(sym: T.FuncSym) -> Plan:
     params = [T.Decl(p.span, p, KArg(p.type, p.span, i)) for i, p in enumerate(sym.params)]
     body = list(sym.body.body)
     plan = Plan([], params)
-    plan.has_return = any(isinstance(x, T.Return) for x in walk(sym.body))
     if not any(structural(s) for s in body):
-        plan.items = [Loop(params + body)]
+        plan.items = [Loop(params + body)]    # `return` just goes on to the next thread
         return plan
+    plan.has_return = any(isinstance(x, T.Return) for x in walk(sym.body))
     plan.uniform = uniform_vars(params + body)
     plan.items = Splitter(plan).split(params + body)
     plan.per_thread = per_thread_vars(plan)

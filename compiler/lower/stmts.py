@@ -41,6 +41,8 @@ class StmtLowering:
 
     def store_to(self, target: T.Expr, v: ir.Value) -> None:
         addr = self.address(target)
+        if isinstance(v.type, ir.LiteralStructType) and addr.type.pointee == R.PTR:
+            v = self.b.extract_value(v, 0)      # into a buffer of buffers: the address (3.4)
         self.b.store(self.to_mem(v, target.type) if not isinstance(target, T.Local) else v, addr)
 
 
