@@ -129,7 +129,7 @@ def plan_and_write(root: Path, bdir: Path, release: bool, tests: bool, db: FileD
         native_args[pkg], native_libs[pkg] = spec.link_args(), [str(spec.library)]
         for src in spec.sources:
             db.watch(str(src.parent))         # a new file may now match a source glob
-    rules, edges = [LINK], []
+    rules, edges, extra_outputs = [LINK], [], []
     extra_objects: dict[Path, list[str]] = {}      # objects of other plug-ins, per package
     packages = sorted({m.package for m in g.modules.values() if m.package is not None})
     for name, plugin in load_plugins().items():
@@ -139,12 +139,13 @@ def plan_and_write(root: Path, bdir: Path, release: bool, tests: bool, db: FileD
         for pkg in packages:
             e, products = plugin.edges(ctx, pkg)
             edges += e
+            extra_outputs += products.outputs
             if name != "neve":
                 extra_objects.setdefault(pkg, []).extend(products.objects)
             if products.link_args or products.libraries:
                 native_args.setdefault(pkg, []).extend(products.link_args)
                 native_libs.setdefault(pkg, []).extend(products.libraries)
-    defaults, executables = [], {}
+    defaults, executables = list(extra_outputs), {}
     for u in g.units:
         defaults += [ctx.obj(m) for m in u.modules]
     for name, kind, _ in exes:

@@ -44,6 +44,7 @@ class Products:
     objects: list[str] = field(default_factory=list)
     link_args: list[str] = field(default_factory=list)
     libraries: list[str] = field(default_factory=list)   # shared libraries (link inputs)
+    outputs: list[str] = field(default_factory=list)     # other files a build makes (default targets)
 
 
 class CompilerPlugin(Protocol):

@@ -66,9 +66,7 @@ class KernelPlugin:
                 edges.append(Edge([out], "kernel_ptx", [ctx.obj(m)],
                                   variables={"name": m.key}))
                 outs.append(out)
-        # Listed as link inputs only so that ninja builds them with the executables (the
-        # interface has no other way to add default targets); they are never linked.
-        return edges, Products(libraries=outs)
+        return edges, Products(outputs=outs)
 
 
 def main(argv: list[str]) -> int:
