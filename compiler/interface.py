@@ -47,13 +47,16 @@ def ast_data(node, positions: bool):
 
 
 def declarations(module) -> list:
-    """Every top-level item of `module`: generic definitions whole, with positions; the rest
+    """Every top-level item of `module`: generic and gpu definitions whole, with positions; the rest
     without positions and without the bodies of functions, methods and ctors."""
     out = []
     for item in module.ast.items:
         if isinstance(item, A.MainDef):
             out.append({"": "MainDef"})        # importers only need to know it is there
-        elif isinstance(item, (A.FuncDef, A.ClassDef)) and item.tparams:
+        elif isinstance(item, (A.FuncDef, A.ClassDef)) and item.tparams or \
+                isinstance(item, A.FuncDef) and item.kind == "gpu":
+            # importers instantiate generics, and compile the gpu functions their kernels
+            # call into their own PTX (12.4): both travel whole
             out.append(ast_data(item, positions=True))
         elif isinstance(item, A.FuncDef):
             out.append(ast_data(dataclasses.replace(item, body=None), positions=False))

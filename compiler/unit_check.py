@@ -31,8 +31,10 @@ class UnitChecker(Checker):
         self.injecting = False
 
     def outside(self, f: T.FuncSym) -> bool:
-        """Declared in a module outside the unit and not a generic instance."""
-        return f.scope is not None and f.scope.mod not in self.unit and not f.env
+        """Declared in a module outside the unit and neither a generic instance nor a gpu
+        function (whose body this unit's kernels compile into their PTX)."""
+        return f.scope is not None and f.scope.mod not in self.unit and not f.env and \
+            getattr(f.ast, "kind", "def") != "gpu"
 
     def check_function(self, sym: T.FuncSym) -> None:
         if self.outside(sym):

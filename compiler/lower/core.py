@@ -83,6 +83,9 @@ class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, M
         for f in mine:
             if f.kind != "def":
                 self.lower_kernel_function(f)
+                fn = self.module.globals.get(f.symbol)
+                if fn is not None and linkage is not None and linkage(f) and fn.blocks:
+                    fn.linkage = linkage(f)   # e.g. another unit's gpu function, copied here
             else:
                 self.lower_function(f)
         if is_root and self.program.main is not None:

@@ -61,3 +61,28 @@ def test_nsm_build_writes_checked_ptx_per_module_with_kernels(tmp_path):
     run = subprocess.run([str(root / "build" / "debug" / "bin" / "kp")], capture_output=True,
                          text=True, timeout=60, env={"NEVE_DEVICE": "cpu"})
     assert run.stdout.splitlines()[:2] == ["[125, 125, 125, 125, 125, 125, 125, 125]", "1000"]
+
+
+def test_gpu_function_from_another_module_reaches_the_ptx(tmp_path):
+    """Under separate compilation a kernel calling an imported gpu function still gets PTX
+    (the function's body travels in its module's interface) and runs on the CPU back end."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    nsm = Path(sys.executable).parent / "nsm"
+    root = tmp_path / "gp"
+    (root / "src").mkdir(parents=True)
+    (root / "neve.toml").write_text('[package]\nname = "gp"\nversion = "0.1.0"\nsrc = "src"\n')
+    (root / "src" / "mathx.nv").write_text("gpu float twice(float v)\n    return 2.0 * v\n")
+    (root / "src" / "main.nv").write_text(
+        "import mathx\n\nkernel void scale(float[] y, int n)\n    int i = bx * bdx + tx\n"
+        "    if i < n\n        y[i] = mathx.twice(y[i]) + float(i)\n\nmain\n    int n = 300\n"
+        "    float[] y = to_device(ones_float(n))\n    launch [n /| 128] [128] scale(y, n)\n"
+        "    print(to_array(y, n)[299])\n")
+    p = subprocess.run([str(nsm), "build"], cwd=root, capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stderr
+    ptx = (root / "build" / "debug" / "ptx" / "gp__src_main.ptx").read_text()
+    assert ".visible .entry" in ptx and "no body" not in ptx
+    run = subprocess.run([str(root / "build" / "debug" / "bin" / "gp")], capture_output=True,
+                         text=True, timeout=60, env={"NEVE_DEVICE": "cpu"})
+    assert run.stdout == "301.0\n", run.stderr
