@@ -15,12 +15,24 @@ from .buildcmd import build_or_exit, package_root_or_exit as _package_root, prin
 @click.option("--release", is_flag=True, help="Optimise fully and remove index bounds checks.")
 @click.option("--tests", is_flag=True, help="Also build tests/*.nv.")
 @click.option("-v", "--verbose", is_flag=True, help="Print every build step ninja runs.")
-def build(release: bool, tests: bool, verbose: bool) -> None:
+@click.option("--emit", type=click.Choice(["ptx"]),
+              help="Also list the files of a stage: ptx, the checked PTX of each module with kernels.")
+def build(release: bool, tests: bool, verbose: bool, emit: str | None) -> None:
     """Build the package in the current folder and its dependencies.
 
     Outputs go to build/debug/ (or build/release/): executables in bin/, objects and module
-    interfaces in obj/ and nvi/. Only what changed is rebuilt."""
-    print_executables(build_or_exit(_package_root(), release, tests, verbose))
+    interfaces in obj/ and nvi/, PTX of modules with kernels in ptx/. Only what changed is
+    rebuilt."""
+    root = _package_root()
+    res = build_or_exit(root, release, tests, verbose)
+    print_executables(res)
+    if emit == "ptx":
+        from .build.orchestrate import build_dir_of
+        ptx = sorted((build_dir_of(root.resolve(), release) / "ptx").glob("*.ptx"))
+        for p in ptx:
+            click.echo(str(p))
+        if not ptx:
+            click.echo("no module of this package defines a kernel", err=True)
 
 
 @click.command()
