@@ -18,14 +18,18 @@ import pytest
 NSM = [str(Path(sys.executable).parent / "nsm")]
 
 
-def _torch():
-    try:
-        import torch
-    except ImportError:
+def _in_subprocess(code: str, *args: str) -> str:
+    """Run `code` in a fresh Python: importing torch here would grow the pytest process by
+    hundreds of MB, which every later child process inherits in its ru_maxrss (Linux keeps the
+    peak across fork and exec), upsetting memory tests. A missing torch skips (fails with CI=true)."""
+    p = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                       timeout=300)
+    if p.returncode != 0 and "No module named 'torch'" in p.stderr:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail("torch is missing (CI=true): install the `test` extra")
         pytest.skip("torch is not installed")
-    return torch
+    assert p.returncode == 0, p.stderr
+    return p.stdout
 
 
 def run(tmp: Path, body: str) -> subprocess.CompletedProcess:
@@ -49,10 +53,14 @@ CASES = {
 }
 
 
-def torch_values(name: str, steps: int) -> list[tuple[float, float]]:
-    """(lr, momentum) before each of `steps` optimizer steps, from torch."""
-    torch = _torch()
-    import torch.optim.lr_scheduler as S
+TORCH_SCRIPT = """
+import json, sys
+import torch
+import torch.optim.lr_scheduler as S
+CASES = json.loads(sys.argv[1])
+
+
+def values(name, steps):
     p = [torch.nn.Parameter(torch.zeros(2))]
     adam = name in ("one_a", "one_mlp")
     opt = torch.optim.AdamW(p, lr=0.1) if adam else torch.optim.SGD(p, lr=0.1, momentum=0.9)
@@ -87,6 +95,18 @@ def torch_values(name: str, steps: int) -> list[tuple[float, float]]:
     return out
 
 
+print(json.dumps({name: values(name, steps) for name, steps in CASES.items()}))
+"""
+
+
+@pytest.fixture(scope="module")
+def torch_values() -> dict[str, list[tuple[float, float]]]:
+    """(lr, momentum) before each optimizer step of every case, from torch (a subprocess)."""
+    import json
+    steps = {name: n for name, (_, n) in CASES.items()}
+    return json.loads(_in_subprocess(TORCH_SCRIPT, json.dumps(steps)))
+
+
 @pytest.fixture(scope="module")
 def neve_values(tmp_path_factory) -> dict[str, list[tuple[float, float]]]:
     tmp = tmp_path_factory.mktemp("schedule")
@@ -110,9 +130,9 @@ def neve_values(tmp_path_factory) -> dict[str, list[tuple[float, float]]]:
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_matches_torch(neve_values, name):
+def test_matches_torch(neve_values, torch_values, name):
     steps = CASES[name][1]
-    want = torch_values(name, steps)
+    want = torch_values[name]
     got = neve_values[name]
     assert len(got) == steps
     for i, ((lr, mom), (tlr, tmom)) in enumerate(zip(got, want)):
