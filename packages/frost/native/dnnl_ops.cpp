@@ -7,6 +7,7 @@
 #include <dnnl.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <cmath>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -61,13 +62,50 @@ memory mem(const memory::desc& d, const void* p) { return memory(d, eng(), const
     exit(1);
 }
 
+// A primitive argument in the primitive's own memory format (`any` lets oneDNN pick a blocked
+// layout such as nChw16c, which its JIT kernels need) next to the caller's plain NCHW/OIHW
+// buffer: when the formats differ, a reorder primitive and a buffer for the blocked copy are
+// kept with the primitive, so a step allocates nothing.
+struct Blocked {
+    memory::desc user, prim;
+    bool same = true;
+    memory buf;
+    reorder to_prim, to_user;
+
+    Blocked() = default;
+    Blocked(const memory::desc& u, const memory::desc& p, bool input, bool output)
+        : user(u), prim(p), same(u == p) {
+        if (same) return;
+        buf = memory(p, eng());
+        memory um(u, eng(), DNNL_MEMORY_NONE);
+        if (input) to_prim = reorder(um, buf);
+        if (output) to_user = reorder(buf, um);
+    }
+    // The primitive's view of the caller's input at p (reordered into buf when blocked).
+    memory in(const void* p) {
+        memory um = mem(user, p);
+        if (same) return um;
+        to_prim.execute(strm(), um, buf);
+        return buf;
+    }
+    // Where the primitive writes an output meant for the caller's buffer at p.
+    memory out(void* p) { return same ? mem(user, p) : buf; }
+    // Copy a blocked output back into the caller's buffer at p.
+    void back(void* p) {
+        if (same) return;
+        memory um = mem(user, p);
+        to_user.execute(strm(), buf, um);
+    }
+};
+
 struct Conv {
-    convolution_forward::primitive_desc fwd_pd;
-    convolution_forward fwd, fwd_nobias;
-    convolution_backward_data::primitive_desc bwd_data_pd;
+    convolution_forward fwd;
     convolution_backward_data bwd_data;
-    convolution_backward_weights::primitive_desc bwd_w_pd, bwd_w_nobias_pd;
-    convolution_backward_weights bwd_w, bwd_w_nobias;
+    convolution_backward_weights bwd_w;
+    Blocked f_src, f_wei, f_dst;          // forward
+    Blocked d_dst, d_wei, d_src;          // backward data
+    Blocked w_src, w_dst, w_wei;          // backward weights
+    memory zero_bias, scratch_bias;       // forward without bias, backward without bias
 };
 
 std::shared_ptr<Conv> conv_of(int64_t n, int64_t c, int64_t h, int64_t w, int64_t oc, int64_t kh,
@@ -75,24 +113,37 @@ std::shared_ptr<Conv> conv_of(int64_t n, int64_t c, int64_t h, int64_t w, int64_
     return cached<Conv>(key_of("conv", {n, c, h, w, oc, kh, kw, sh, sw, ph, pw}), [&] {
         int64_t oh = (h + 2 * ph - kh) / sh + 1, ow = (w + 2 * pw - kw) / sw + 1;
         auto src = md4(n, c, h, w), wei = md4(oc, c, kh, kw, tag::oihw), dst = md4(n, oc, oh, ow);
+        auto any_src = md4(n, c, h, w, tag::any), any_wei = md4(oc, c, kh, kw, tag::any);
+        auto any_dst = md4(n, oc, oh, ow, tag::any);
         auto bias = memory::desc({oc}, dt::f32, tag::x);
         memory::dims strides{sh, sw}, pad{ph, pw};
         auto p = std::make_shared<Conv>();
-        p->fwd_pd = convolution_forward::primitive_desc(eng(), prop_kind::forward_training,
-            algorithm::convolution_direct, src, wei, bias, dst, strides, pad, pad);
-        p->fwd = convolution_forward(p->fwd_pd);
-        auto nb_pd = convolution_forward::primitive_desc(eng(), prop_kind::forward_training,
-            algorithm::convolution_direct, src, wei, dst, strides, pad, pad);
-        p->fwd_nobias = convolution_forward(nb_pd);
-        p->bwd_data_pd = convolution_backward_data::primitive_desc(eng(),
-            algorithm::convolution_direct, src, wei, dst, strides, pad, pad, p->fwd_pd);
-        p->bwd_data = convolution_backward_data(p->bwd_data_pd);
-        p->bwd_w_pd = convolution_backward_weights::primitive_desc(eng(),
-            algorithm::convolution_direct, src, wei, bias, dst, strides, pad, pad, p->fwd_pd);
-        p->bwd_w = convolution_backward_weights(p->bwd_w_pd);
-        p->bwd_w_nobias_pd = convolution_backward_weights::primitive_desc(eng(),
-            algorithm::convolution_direct, src, wei, dst, strides, pad, pad, nb_pd);
-        p->bwd_w_nobias = convolution_backward_weights(p->bwd_w_nobias_pd);
+        auto fwd_pd = convolution_forward::primitive_desc(eng(), prop_kind::forward_training,
+            algorithm::convolution_direct, any_src, any_wei, bias, any_dst, strides, pad, pad);
+        p->fwd = convolution_forward(fwd_pd);
+        p->f_src = Blocked(src, fwd_pd.src_desc(), true, false);
+        p->f_wei = Blocked(wei, fwd_pd.weights_desc(), true, false);
+        p->f_dst = Blocked(dst, fwd_pd.dst_desc(), false, true);
+        auto bd_pd = convolution_backward_data::primitive_desc(eng(),
+            algorithm::convolution_direct, any_src, any_wei, any_dst, strides, pad, pad, fwd_pd);
+        p->bwd_data = convolution_backward_data(bd_pd);
+        p->d_dst = Blocked(dst, bd_pd.diff_dst_desc(), true, false);
+        p->d_wei = Blocked(wei, bd_pd.weights_desc(), true, false);
+        p->d_src = Blocked(src, bd_pd.diff_src_desc(), false, true);
+        auto bw_pd = convolution_backward_weights::primitive_desc(eng(),
+            algorithm::convolution_direct, any_src, any_wei, bias, any_dst, strides, pad, pad,
+            fwd_pd);
+        p->bwd_w = convolution_backward_weights(bw_pd);
+        p->w_src = Blocked(src, bw_pd.src_desc(), true, false);
+        p->w_dst = Blocked(dst, bw_pd.diff_dst_desc(), true, false);
+        p->w_wei = Blocked(wei, bw_pd.diff_weights_desc(), false, true);
+        p->zero_bias = memory(bias, eng());
+        memset(p->zero_bias.get_data_handle(), 0, oc * sizeof(float));
+        p->scratch_bias = memory(bias, eng());
+        if (getenv("FROST_VERBOSE_DNNL"))
+            fprintf(stderr, "frost conv %s: fwd %s, bwd data %s, bwd weights %s\n",
+                    key_of("", {n, c, h, w, oc, kh, kw}).c_str(), fwd_pd.impl_info_str(),
+                    bd_pd.impl_info_str(), bw_pd.impl_info_str());
         return p;
     });
 }
@@ -104,16 +155,12 @@ void frost__c_conv2d_forward(const float* x, const float* w, const float* b, flo
                              int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
     try {
         auto p = conv_of(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw);
-        auto& pd = p->fwd_pd;
-        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, mem(pd.src_desc(), x)},
-                                             {DNNL_ARG_WEIGHTS, mem(pd.weights_desc(), w)},
-                                             {DNNL_ARG_DST, mem(pd.dst_desc(), y)}};
-        if (b) {
-            args.insert({DNNL_ARG_BIAS, mem(pd.bias_desc(), b)});
-            p->fwd.execute(strm(), args);
-        } else {
-            p->fwd_nobias.execute(strm(), args);
-        }
+        memory bias = b ? mem(memory::desc({oc}, dt::f32, tag::x), b) : p->zero_bias;
+        p->fwd.execute(strm(), {{DNNL_ARG_SRC, p->f_src.in(x)},
+                                {DNNL_ARG_WEIGHTS, p->f_wei.in(w)},
+                                {DNNL_ARG_BIAS, bias},
+                                {DNNL_ARG_DST, p->f_dst.out(y)}});
+        p->f_dst.back(y);
         strm().wait();
     } catch (const error& e) { fail("convolution forward", e); }
 }
@@ -123,10 +170,10 @@ void frost__c_conv2d_backward_data(const float* dy, const float* w, float* dx, i
                                    int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
     try {
         auto p = conv_of(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw);
-        auto& pd = p->bwd_data_pd;
-        p->bwd_data.execute(strm(), {{DNNL_ARG_DIFF_DST, mem(pd.diff_dst_desc(), dy)},
-                                     {DNNL_ARG_WEIGHTS, mem(pd.weights_desc(), w)},
-                                     {DNNL_ARG_DIFF_SRC, mem(pd.diff_src_desc(), dx)}});
+        p->bwd_data.execute(strm(), {{DNNL_ARG_DIFF_DST, p->d_dst.in(dy)},
+                                     {DNNL_ARG_WEIGHTS, p->d_wei.in(w)},
+                                     {DNNL_ARG_DIFF_SRC, p->d_src.out(dx)}});
+        p->d_src.back(dx);
         strm().wait();
     } catch (const error& e) { fail("convolution backward (data)", e); }
 }
@@ -137,16 +184,12 @@ void frost__c_conv2d_backward_weights(const float* x, const float* dy, float* dw
                                       int64_t pw) {
     try {
         auto p = conv_of(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw);
-        auto& pd = db ? p->bwd_w_pd : p->bwd_w_nobias_pd;
-        std::unordered_map<int, memory> args{{DNNL_ARG_SRC, mem(pd.src_desc(), x)},
-                                             {DNNL_ARG_DIFF_DST, mem(pd.diff_dst_desc(), dy)},
-                                             {DNNL_ARG_DIFF_WEIGHTS, mem(pd.diff_weights_desc(), dw)}};
-        if (db) {
-            args.insert({DNNL_ARG_DIFF_BIAS, mem(pd.diff_bias_desc(), db)});
-            p->bwd_w.execute(strm(), args);
-        } else {
-            p->bwd_w_nobias.execute(strm(), args);
-        }
+        memory bias = db ? mem(memory::desc({oc}, dt::f32, tag::x), db) : p->scratch_bias;
+        p->bwd_w.execute(strm(), {{DNNL_ARG_SRC, p->w_src.in(x)},
+                                  {DNNL_ARG_DIFF_DST, p->w_dst.in(dy)},
+                                  {DNNL_ARG_DIFF_WEIGHTS, p->w_wei.out(dw)},
+                                  {DNNL_ARG_DIFF_BIAS, bias}});
+        p->w_wei.back(dw);
         strm().wait();
     } catch (const error& e) { fail("convolution backward (weights)", e); }
 }
@@ -220,35 +263,49 @@ void frost__c_pool2d_backward(int32_t kind, const float* dy, float* dx, const fl
     } catch (const error& e) { fail("pooling backward", e); }
 }
 
+// Batch normalization on plain NCHW memory. oneDNN 3.2 only has its slow reference kernels for
+// NCHW (ncsp) batch norm (a third of a CNN step here), so these are plain loops instead, one
+// channel per OpenMP iteration, accumulating in double as PyTorch's CPU kernels do
+// (at::acc_type<float> is double on the CPU).
+
 namespace {
 
-struct BN {
-    batch_normalization_forward::primitive_desc train_pd, infer_pd;
-    batch_normalization_forward train, infer;
-    batch_normalization_backward::primitive_desc bwd_pd;
-    batch_normalization_backward bwd;
-};
+// Sums over a plane in float runs of 1024 (vectorised), the runs added in double.
+inline double sum_of(const float* p, int64_t len) {
+    double s = 0;
+    for (int64_t q0 = 0; q0 < len; q0 += 1024) {
+        int64_t q1 = q0 + 1024 < len ? q0 + 1024 : len;
+        float part = 0;
+        #pragma omp simd reduction(+ : part)
+        for (int64_t q = q0; q < q1; q++) part += p[q];
+        s += part;
+    }
+    return s;
+}
 
-std::shared_ptr<BN> bn_of(int64_t n, int64_t c, int64_t h, int64_t w, float eps) {
-    int64_t eps_bits;
-    static_assert(sizeof(float) <= sizeof(int64_t), "");
-    eps_bits = 0;
-    memcpy(&eps_bits, &eps, sizeof eps);
-    return cached<BN>(key_of("bn", {n, c, h, w, eps_bits}), [&] {
-        auto src = md4(n, c, h, w);
-        auto flags = normalization_flags::use_scale | normalization_flags::use_shift;
-        auto p = std::make_shared<BN>();
-        p->train_pd = batch_normalization_forward::primitive_desc(eng(),
-            prop_kind::forward_training, src, src, eps, flags);
-        p->train = batch_normalization_forward(p->train_pd);
-        p->infer_pd = batch_normalization_forward::primitive_desc(eng(),
-            prop_kind::forward_inference, src, src, eps, flags | normalization_flags::use_global_stats);
-        p->infer = batch_normalization_forward(p->infer_pd);
-        p->bwd_pd = batch_normalization_backward::primitive_desc(eng(), prop_kind::backward, src,
-            src, src, eps, flags, p->train_pd);
-        p->bwd = batch_normalization_backward(p->bwd_pd);
-        return p;
-    });
+inline double sq_dev_of(const float* p, int64_t len, float mu) {
+    double s = 0;
+    for (int64_t q0 = 0; q0 < len; q0 += 1024) {
+        int64_t q1 = q0 + 1024 < len ? q0 + 1024 : len;
+        float part = 0;
+        #pragma omp simd reduction(+ : part)
+        for (int64_t q = q0; q < q1; q++) { float d = p[q] - mu; part += d * d; }
+        s += part;
+    }
+    return s;
+}
+
+// sum g and sum g (x - mu) over a plane.
+inline void grad_sums(const float* g, const float* x, int64_t len, float mu, double& sg,
+                      double& sgx) {
+    for (int64_t q0 = 0; q0 < len; q0 += 1024) {
+        int64_t q1 = q0 + 1024 < len ? q0 + 1024 : len;
+        float p1 = 0, p2 = 0;
+        #pragma omp simd reduction(+ : p1, p2)
+        for (int64_t q = q0; q < q1; q++) { p1 += g[q]; p2 += g[q] * (x[q] - mu); }
+        sg += p1;
+        sgx += p2;
+    }
 }
 
 }  // namespace
@@ -256,35 +313,57 @@ std::shared_ptr<BN> bn_of(int64_t n, int64_t c, int64_t h, int64_t w, float eps)
 void frost__c_batch_norm_forward(int32_t training, const float* x, float* y, const float* scale,
                                  const float* shift, float* mean, float* var, int64_t n, int64_t c,
                                  int64_t h, int64_t wd, float eps) {
-    try {
-        auto p = bn_of(n, c, h, wd, eps);
-        auto& pd = training ? p->train_pd : p->infer_pd;
-        auto cd = memory::desc({c}, dt::f32, tag::x);
-        std::unordered_map<int, memory> args{
-            {DNNL_ARG_SRC, mem(pd.src_desc(), x)}, {DNNL_ARG_DST, mem(pd.dst_desc(), y)},
-            {DNNL_ARG_SCALE, mem(cd, scale)}, {DNNL_ARG_SHIFT, mem(cd, shift)},
-            {DNNL_ARG_MEAN, mem(pd.mean_desc(), mean)}, {DNNL_ARG_VARIANCE, mem(pd.variance_desc(), var)}};
-        (training ? p->train : p->infer).execute(strm(), args);
-        strm().wait();
-    } catch (const error& e) { fail("batch normalization forward", e); }
+    const int64_t plane = h * wd, m = n * plane;
+    #pragma omp parallel for schedule(static) if (m * c > 16384)
+    for (int64_t j = 0; j < c; j++) {
+        float mu, vr;
+        if (training) {
+            double s = 0;
+            for (int64_t i = 0; i < n; i++) s += sum_of(x + (i * c + j) * plane, plane);
+            float mf = m ? (float)(s / (double)m) : 0.0f;
+            double ss = 0;
+            for (int64_t i = 0; i < n; i++) ss += sq_dev_of(x + (i * c + j) * plane, plane, mf);
+            mu = mf;
+            vr = m ? (float)(ss / (double)m) : 0.0f;
+            mean[j] = mu;
+            var[j] = vr;
+        } else {
+            mu = mean[j];
+            vr = var[j];
+        }
+        float a = scale[j] / std::sqrt(vr + eps);
+        float b = shift[j] - mu * a;
+        for (int64_t i = 0; i < n; i++) {
+            const float* xp = x + (i * c + j) * plane;
+            float* yp = y + (i * c + j) * plane;
+            for (int64_t q = 0; q < plane; q++) yp[q] = xp[q] * a + b;
+        }
+    }
 }
 
 void frost__c_batch_norm_backward(const float* x, const float* dy, const float* scale,
                                   const float* mean, const float* var, float* dx, float* dscale,
                                   float* dshift, int64_t n, int64_t c, int64_t h, int64_t wd,
                                   float eps) {
-    try {
-        auto p = bn_of(n, c, h, wd, eps);
-        auto& pd = p->bwd_pd;
-        auto cd = memory::desc({c}, dt::f32, tag::x);
-        p->bwd.execute(strm(), {{DNNL_ARG_SRC, mem(pd.src_desc(), x)},
-                                {DNNL_ARG_DIFF_DST, mem(pd.diff_dst_desc(), dy)},
-                                {DNNL_ARG_SCALE, mem(cd, scale)},
-                                {DNNL_ARG_MEAN, mem(pd.mean_desc(), mean)},
-                                {DNNL_ARG_VARIANCE, mem(pd.variance_desc(), var)},
-                                {DNNL_ARG_DIFF_SRC, mem(pd.diff_src_desc(), dx)},
-                                {DNNL_ARG_DIFF_SCALE, mem(cd, dscale)},
-                                {DNNL_ARG_DIFF_SHIFT, mem(cd, dshift)}});
-        strm().wait();
-    } catch (const error& e) { fail("batch normalization backward", e); }
+    const int64_t plane = h * wd, m = n * plane;
+    #pragma omp parallel for schedule(static) if (m * c > 16384)
+    for (int64_t j = 0; j < c; j++) {
+        const float mu = mean[j];
+        const float invstd = 1.0f / std::sqrt(var[j] + eps);
+        double sdy = 0, sdyx = 0;
+        for (int64_t i = 0; i < n; i++)
+            grad_sums(dy + (i * c + j) * plane, x + (i * c + j) * plane, plane, mu, sdy, sdyx);
+        dscale[j] = (float)(sdyx * invstd);
+        dshift[j] = (float)sdy;
+        // dx = w invstd (dy - mean(dy) - (x - mu) invstd^2 mean(dy (x - mu)))
+        const float a = scale[j] * invstd;
+        const float gmean = m ? (float)(sdy / (double)m) : 0.0f;
+        const float k = m ? (float)(sdyx / (double)m) * invstd * invstd : 0.0f;
+        for (int64_t i = 0; i < n; i++) {
+            const float* xp = x + (i * c + j) * plane;
+            const float* gp = dy + (i * c + j) * plane;
+            float* dp = dx + (i * c + j) * plane;
+            for (int64_t q = 0; q < plane; q++) dp[q] = (gp[q] - gmean - (xp[q] - mu) * k) * a;
+        }
+    }
 }
