@@ -310,6 +310,124 @@ def doctor() -> None:
         click.echo(f"{'ok' if c.ok else '--':>2}  {c.name:<10} {c.detail}")
 
 
+# ---- bench: reproducible benchmarks, Frost side by side with PyTorch (nsm.bench)
+
+def _bench_options(model: str, steps: int):
+    """The options shared by `nsm bench resnet18` and `nsm bench resnet20`."""
+    def deco(f):
+        opts = [
+            click.option("--steps", type=int, default=steps, show_default=True,
+                         help="Measured training steps (after warm-up)."),
+            click.option("--warmup", type=int, default=3, show_default=True,
+                         help="Warm-up steps, run but not measured."),
+            click.option("--batch-size", "batch", type=int, default=32, show_default=True),
+            click.option("--threads", type=int, default=os.cpu_count() or 1, show_default=True,
+                         help="Threads of each system (OpenMP, torch.set_num_threads)."),
+            click.option("--compare", multiple=True, type=click.Choice(["torch"]),
+                         help="Also run this system on the same weights and batches."),
+            click.option("--seed", type=int, default=0, show_default=True,
+                         help="Fixes initial weights, data order and augmentation."),
+            click.option("--data", "data_dir", type=click.Path(file_okay=False),
+                         help="CIFAR-10 binary folder (cifar-10-batches-bin); default: a seeded "
+                              "synthetic CIFAR-shaped stream."),
+            click.option("--epochs", type=int, default=0,
+                         help="Train whole epochs instead of --steps; accuracy after each."),
+            click.option("--out", default=f"bench-out/{model}", show_default=True,
+                         help="Folder for report.json, plot.png, logs and data."),
+            click.option("--preset", type=click.Choice(["original"]),
+                         help="original: the original benchmark's settings (resnet20)."),
+            click.option("--workers", type=int, default=1, show_default=True,
+                         help="Frost DataLoader worker threads."),
+            click.option("--crop-pad", type=int, default=4, show_default=True,
+                         help="Random crop padding (0: no crop)."),
+            click.option("--flip/--no-flip", default=True, help="Random horizontal flip."),
+            click.option("--normalize/--no-normalize", default=True,
+                         help="Per-channel CIFAR-10 mean/std normalisation."),
+            click.option("--optimizer", type=click.Choice(["sgd", "adamw"]), default="sgd",
+                         show_default=True),
+            click.option("--lr", type=float, default=0.05, show_default=True),
+            click.option("--weight-decay", type=float, default=5e-4, show_default=True),
+            click.option("--eval/--no-eval", "evaluate", default=False,
+                         help="Test accuracy (BN running statistics) at the end."),
+            click.option("--channels-last", is_flag=True,
+                         help="PyTorch side in channels_last memory format."),
+            click.option("--omp-wait-policy", type=click.Choice(["passive", "active", "default"]),
+                         default="passive", show_default=True,
+                         help="OMP_WAIT_POLICY of both systems (default: leave it unset)."),
+        ]
+        for o in reversed(opts):
+            f = o(f)
+        return f
+    return deco
+
+
+@cli.group(invoke_without_command=True)
+@click.option("--list", "list_", is_flag=True, help="List the benchmarks.")
+@click.pass_context
+def bench(ctx: click.Context, list_: bool) -> None:
+    """Reproducible benchmarks: Frost side by side with PyTorch (report, table, plot)."""
+    if list_ or ctx.invoked_subcommand is None:
+        from .bench import BENCHMARKS
+        for name, what in BENCHMARKS.items():
+            click.echo(f"{name:<10} {what}")
+
+
+def _bench_resnet(model: str, **kw) -> None:
+    from pathlib import Path
+    from .bench.resnet import Options, original_preset, run
+    from .bench.report import print_table
+    from .errors import NsmError
+    o = Options(model=model, argv=sys.argv[1:])
+    preset = kw.pop("preset")
+    given = {k: v for k, v in kw.items()
+             if click.get_current_context().get_parameter_source(k).name != "DEFAULT"}
+    if preset == "original":
+        original_preset(o)
+        o.preset = preset
+        for k, v in kw.items():
+            if k not in given and k in ("steps", "batch", "lr", "weight_decay", "optimizer",
+                                        "crop_pad", "flip", "evaluate"):
+                kw[k] = getattr(o, k)
+    for k, v in kw.items():
+        setattr(o, k, tuple(v) if k == "compare" else v)
+    try:
+        rep = run(o, echo=lambda m: click.echo(m, err=True))
+    except NsmError as e:
+        _fail(e)
+    print_table(rep, Path(o.out).resolve())
+
+
+@bench.command()
+@_bench_options("resnet18", 20)
+def resnet18(**kw) -> None:
+    """ResNet-18 (CIFAR variant, 11.2 M parameters) training throughput."""
+    _bench_resnet("resnet18", **kw)
+
+
+@bench.command()
+@_bench_options("resnet20", 20)
+def resnet20(**kw) -> None:
+    """The original benchmark's network (CIFAR ResNet-20, 272 k parameters)."""
+    _bench_resnet("resnet20", **kw)
+
+
+@bench.command()
+@click.option("--compare", multiple=True, type=click.Choice(["torch"]))
+@click.option("--epochs", type=int, default=10, show_default=True)
+@click.option("--threads", type=int, default=os.cpu_count() or 1, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--models", default="mlp,cnn", show_default=True, help="mlp, cnn or both.")
+@click.option("--out", default="bench-out/mnist", show_default=True)
+def mnist(compare, epochs, threads, seed, models, out) -> None:
+    """Issue 8's MNIST MLP and CNN (packages/frost/examples) with test accuracy."""
+    from .bench.mnist import run_mnist
+    from .errors import NsmError
+    try:
+        run_mnist(tuple(compare), epochs, threads, seed, models.split(","), out)
+    except NsmError as e:
+        _fail(e)
+
+
 from .cli_build import build, clean, test  # noqa: E402 - registered below
 
 for _cmd in (build, test, clean):

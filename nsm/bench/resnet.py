@@ -1,0 +1,192 @@
+"""`nsm bench resnet18 | resnet20`: Frost and PyTorch train the same ResNet side by side.
+
+Plan of one run (all files under the --out folder):
+1. data: CIFAR-10 binary from --data, or the seeded synthetic stream written as CIFAR-10 binary
+   files (data.synthetic_files), so both systems read the same bytes;
+2. Frost: drivers/resnet.nv compiled once (--release) and run with a key-value config; it writes
+   init.safetensors (its initial weights) and frost.json (per-step times, losses, ...);
+3. PyTorch (--compare torch): torch_side.py in its own process, from init.safetensors, on the same
+   batches; writes torch.json;
+4. report.py: statistics, report.json, plot.png, the table.
+Peak RSS is each process's own (wait4). Threads: OMP_NUM_THREADS and NEVE_KERNEL_THREADS for
+Frost, torch.set_num_threads (and OMP_NUM_THREADS) for PyTorch.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import NsmError
+from . import data
+from .torch_models import RESNETS
+
+DRIVER = Path(__file__).parent / "drivers" / "resnet.nv"
+
+
+@dataclass
+class Options:
+    """Settings of one ResNet benchmark run (defaults: the short resnet18 run)."""
+    model: str = "resnet18"
+    steps: int = 20
+    warmup: int = 3
+    batch: int = 32
+    threads: int = 2
+    seed: int = 0
+    data_dir: str | None = None
+    epochs: int = 0
+    out: str = "bench-out"
+    compare: tuple[str, ...] = ()
+    workers: int = 1
+    crop_pad: int = 4
+    flip: bool = True
+    normalize: bool = True
+    optimizer: str = "sgd"
+    lr: float = 0.05
+    momentum: float = 0.9
+    nesterov: bool = False
+    weight_decay: float = 5e-4
+    beta1: float = 0.9
+    beta2: float = 0.999
+    eps: float = 1e-8
+    evaluate: bool = False
+    channels_last: bool = False
+    omp_wait_policy: str = "passive"
+    preset: str | None = None
+    argv: list[str] = field(default_factory=list)
+
+
+def original_preset(o: Options) -> Options:
+    """The original benchmark's settings: batch 32, 20,000 steps, AdamW lr 1e-4, weight decay
+    0.01, betas (0.9, 0.999), no augmentation, evaluation with BN running statistics."""
+    o.batch, o.steps, o.optimizer, o.lr, o.weight_decay = 32, 20_000, "adamw", 1e-4, 0.01
+    o.beta1, o.beta2, o.crop_pad, o.flip, o.evaluate = 0.9, 0.999, 0, False, True
+    return o
+
+
+def _config(o: Options, files: data.CifarFiles, out: Path, eval_every: int) -> dict:
+    spec = RESNETS[o.model]
+    mean = data.CIFAR_MEAN if o.normalize else (0.0, 0.0, 0.0)
+    std = data.CIFAR_STD if o.normalize else (1.0, 1.0, 1.0)
+    return dict(model=o.model, stem=spec["stem"], widths=list(spec["widths"]),
+                depths=list(spec["depths"]), strides=list(spec["strides"]),
+                fc_bias=spec["fc_bias"], train_files=[str(f) for f in files.train],
+                test_file=str(files.test) if files.test else "", batch=o.batch, steps=o.steps,
+                warmup=o.warmup, seed=o.seed, workers=o.workers, crop_pad=o.crop_pad,
+                flip=o.flip, mean=list(mean), std=list(std), optimizer=o.optimizer, lr=o.lr,
+                momentum=o.momentum, nesterov=o.nesterov, weight_decay=o.weight_decay,
+                beta1=o.beta1, beta2=o.beta2, eps=o.eps, eval_every=eval_every,
+                threads=o.threads, channels_last=o.channels_last, out=str(out))
+
+
+def _kv(cfg: dict) -> str:
+    """The driver's "key value" lines (lists comma-separated, booleans 1/0)."""
+    def text(v):
+        if isinstance(v, bool):
+            return "1" if v else "0"
+        if isinstance(v, (list, tuple)):
+            return ",".join(text(x) for x in v)
+        return repr(v) if isinstance(v, float) else str(v)
+    return "".join(f"{k} {text(v)}\n" for k, v in cfg.items())
+
+
+def run_process(cmd: list[str], env: dict, log: Path) -> tuple[int, float, int]:
+    """Run cmd with its output in log: (exit status, wall seconds, peak RSS bytes of the process
+    itself, from wait4)."""
+    t0 = time.perf_counter()
+    with open(log, "w") as f:
+        p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, time.perf_counter() - t0, usage.ru_maxrss * 1024
+
+
+def _fail_log(what: str, log: Path) -> NsmError:
+    tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
+    return NsmError(f"{what} failed (log: {log}):\n{tail.rstrip()}")
+
+
+def prepare(o: Options) -> tuple[Path, data.CifarFiles, int, int]:
+    """Validate options, make the out folder and the data: (out, files, steps, eval_every)."""
+    if o.model not in RESNETS:
+        raise NsmError(f"unknown model {o.model!r}", f"one of {', '.join(RESNETS)}")
+    if o.batch < 1 or o.steps < 1 or o.warmup < 0 or o.threads < 1:
+        raise NsmError("--batch-size, --steps and --threads must be positive, --warmup >= 0")
+    out = Path(o.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    if o.data_dir:
+        files = data.cifar_files(o.data_dir)
+    else:
+        n_train = min(10_000, max(o.batch * (o.steps + o.warmup), 2 * o.batch))
+        if o.epochs:
+            n_train = 10_000
+        files = data.synthetic_files(out / "data", o.seed, n_train, min(1_000, max(n_train // 10, o.batch)))
+    n_train = sum(f.stat().st_size for f in files.train) // data.RECORD
+    per_epoch = n_train // o.batch
+    if per_epoch == 0:
+        raise NsmError(f"{n_train} training samples are fewer than one batch of {o.batch}")
+    eval_every = 0
+    if o.epochs:
+        o.steps = o.epochs * per_epoch
+        o.warmup = 0
+        eval_every = per_epoch
+    elif o.evaluate:
+        eval_every = o.steps
+    if files.test is None:
+        eval_every = 0
+    return out, files, per_epoch, eval_every
+
+
+def run(o: Options, echo=print) -> dict:
+    """Run the benchmark; returns the report (also written to OUT/report.json). Errors:
+    NsmError with a readable message (bad options or data, a failed build or run)."""
+    from . import report
+    out, files, per_epoch, eval_every = prepare(o)
+    cfg = _config(o, files, out, eval_every)
+    (out / "config.txt").write_text(_kv(cfg))
+    (out / "config.json").write_text(json.dumps(cfg, indent=1))
+    gpu = report.gpu_info()
+    echo(f"data: {files.description}")
+    echo(f"device: {gpu['note']}")
+
+    from ..build.program import BuildError, build_program
+    t0 = time.perf_counter()
+    try:
+        built = build_program(str(DRIVER), release=True)
+    except BuildError as e:
+        raise NsmError(f"building the Frost driver failed:\n{e.message}") from None
+    compile_s = time.perf_counter() - t0
+    env = dict(os.environ, OMP_NUM_THREADS=str(o.threads), NEVE_KERNEL_THREADS=str(o.threads))
+    # Spinning OpenMP workers fight the Neve kernel pool (and other users) for these 2 cores:
+    # passive waiting measured 4-8x faster Frost steps here; both systems get the same policy.
+    if o.omp_wait_policy != "default":
+        env["OMP_WAIT_POLICY"] = o.omp_wait_policy
+    for stale in ("frost.json", "torch.json"):
+        (out / stale).unlink(missing_ok=True)
+    echo(f"frost: {o.model}, {o.warmup} warm-up + {o.steps} steps at batch {o.batch}, "
+         f"{o.threads} threads")
+    rc, wall, rss = run_process([str(built.exe), str(out / "config.txt")], env, out / "frost.log")
+    if rc != 0 or not (out / "frost.json").exists():
+        raise _fail_log("the Frost run", out / "frost.log")
+    results = {"frost": dict(json.loads((out / "frost.json").read_text()), peak_rss_bytes=rss,
+                             process_wall_s=wall, compile_s=compile_s)}
+    if "torch" in o.compare:
+        echo("torch: same weights, batches, optimizer and threads")
+        cmd = [sys.executable, "-m", "nsm.bench.torch_side", str(out / "config.json")]
+        env_t = dict(os.environ, OMP_NUM_THREADS=str(o.threads))
+        if o.omp_wait_policy != "default":
+            env_t["OMP_WAIT_POLICY"] = o.omp_wait_policy
+        env_t["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parents[2]),
+                                               env_t.get("PYTHONPATH", "")])
+        rc, wall, rss = run_process(cmd, env_t, out / "torch.log")
+        if rc != 0 or not (out / "torch.json").exists():
+            raise _fail_log("the PyTorch run", out / "torch.log")
+        results["torch"] = dict(json.loads((out / "torch.json").read_text()), peak_rss_bytes=rss,
+                                process_wall_s=wall)
+    rep = report.build(o, cfg, files, results, gpu, per_epoch)
+    report.write(rep, out)
+    return rep

@@ -1,0 +1,86 @@
+"""`nsm bench`: a 3-step ResNet-20 run side by side with PyTorch writes a valid JSON report and a
+PNG; the same seed on one thread gives identical losses; the synthetic stream is deterministic by
+seed; --data reads a small CIFAR-10 binary folder written here (and rejects a malformed one);
+the replayed data order and augmentation match Frost's (the first losses agree)."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from frost.helpers import NSM, torch_or_skip
+from nsm.bench import data
+
+SMALL = ["--steps", "3", "--warmup", "1", "--batch-size", "8", "--threads", "1"]
+
+
+def nsm_bench(*args: str, cwd: Path, ok: bool = True) -> subprocess.CompletedProcess:
+    p = subprocess.run([NSM, "bench", *args], cwd=cwd, capture_output=True, text=True,
+                       timeout=600, env=dict(os.environ))
+    if ok:
+        assert p.returncode == 0, f"exit {p.returncode}\n{p.stdout[-3000:]}\n{p.stderr[-3000:]}"
+    return p
+
+
+def test_synthetic_stream_is_deterministic_by_seed(tmp_path):
+    a = data.synthetic_arrays(3, 50)
+    b = data.synthetic_arrays(3, 50)
+    c = data.synthetic_arrays(4, 50)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert not np.array_equal(a[1], c[1])
+    f = data.synthetic_files(tmp_path, 3, 50, 10)
+    labels, images = data.read_cifar(f.train[0])
+    assert f.synthetic and np.array_equal(labels, a[0]) and images.shape == (50, 3, 32, 32)
+    assert [data.epoch_order(50, 3, 0).tolist()] == [data.epoch_order(50, 3, 0).tolist()]
+    assert sorted(data.epoch_order(50, 3, 1).tolist()) == list(range(50))
+
+
+def test_three_step_run_writes_report_and_plot(tmp_path):
+    torch_or_skip()
+    out = tmp_path / "a"
+    p = nsm_bench("resnet20", *SMALL, "--compare", "torch", "--out", str(out), cwd=tmp_path)
+    assert "Frost/PyTorch throughput" in p.stdout
+    rep = json.loads((out / "report.json").read_text())
+    assert rep["data"]["synthetic"] and "synthetic" in rep["data"]["description"]
+    for name in ("frost", "torch"):
+        s = rep["systems"][name]
+        assert len(s["raw"]["loss"]) == 4 and s["summary"]["measured_steps"] == 3
+        assert s["summary"]["images_per_s"] > 0 and s["summary"]["peak_rss_mb"] > 10
+        assert s["raw"]["num_parameters"] == 272_464
+    env = rep["environment"]
+    assert env["threads"] == 1 and env["git_commit"] and env["versions"]["torch"]
+    assert "bench resnet20" in env["command_line"]
+    assert rep["headline"]["throughput_ratio_frost_over_torch"] > 0
+    # same weights, batches and augmentation: the first step's loss agrees
+    lf, lt = rep["systems"]["frost"]["raw"]["loss"], rep["systems"]["torch"]["raw"]["loss"]
+    assert abs(lf[0] - lt[0]) <= 1e-4 * abs(lt[0])
+    assert (out / "plot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # a second single-thread run with the same seed: identical Frost losses
+    nsm_bench("resnet20", *SMALL, "--out", str(tmp_path / "b"), cwd=tmp_path)
+    rep2 = json.loads((tmp_path / "b" / "report.json").read_text())
+    assert rep2["systems"]["frost"]["raw"]["loss"] == lf
+
+
+def test_data_option_reads_cifar_binary(tmp_path):
+    folder = tmp_path / "cifar-10-batches-bin"
+    folder.mkdir()
+    rng = np.random.default_rng(1)
+    for name, n in (("data_batch_1.bin", 24), ("data_batch_2.bin", 16), ("test_batch.bin", 12)):
+        data.write_cifar(folder / name, rng.integers(0, 10, n).astype(np.uint8),
+                         rng.integers(0, 256, (n, 3072)).astype(np.uint8))
+    out = tmp_path / "out"
+    nsm_bench("resnet20", "--data", str(tmp_path), "--epochs", "1", "--batch-size", "8",
+              "--threads", "1", "--out", str(out), cwd=tmp_path)
+    rep = json.loads((out / "report.json").read_text())
+    assert not rep["data"]["synthetic"] and rep["data"]["batches_per_epoch"] == 5
+    s = rep["systems"]["frost"]
+    assert s["summary"]["measured_steps"] == 5 and len(s["raw"]["accuracy"]) == 1
+    assert 0.0 <= s["raw"]["accuracy"][0] <= 1.0
+    (folder / "data_batch_2.bin").write_bytes(b"\0" * 100)
+    p = nsm_bench("resnet20", "--data", str(folder), "--out", str(out), cwd=tmp_path, ok=False)
+    assert p.returncode == 1 and "not a whole number of CIFAR-10 records" in p.stderr
+    assert "Traceback" not in p.stderr
