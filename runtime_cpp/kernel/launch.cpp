@@ -4,6 +4,9 @@
 // thread take blocks from a shared counter, each block running whole on one thread through the
 // kernel's `cpu` function (compiler/lower/kernel_cpu.py). One launch runs at a time; a CPU
 // launch returns when its blocks are done, which keeps launches in order per Neve thread.
+// The launcher waits only for the workers that joined the launch: a worker the scheduler has
+// not woken yet (common when the cores are shared) finds the job withdrawn and sleeps on, so a
+// launch never waits for a wake-up, and small grids run on the launching thread alone.
 #include <pthread.h>
 #include <atomic>
 #include <cstdlib>
@@ -21,7 +24,7 @@ struct Job {
     int64_t grid[3], block[3], smem;
     int64_t total, chunk;
     std::atomic<int64_t> next{0};
-    int pending = 0;                     // workers still running this job (under g_mu)
+    int active = 0;                      // workers that joined and still run blocks (under g_mu)
 };
 
 pthread_mutex_t g_launch = PTHREAD_MUTEX_INITIALIZER;   // one launch at a time
@@ -33,6 +36,7 @@ uint64_t g_gen = 0;
 int g_workers = 0;
 pthread_once_t g_once = PTHREAD_ONCE_INIT;
 constexpr size_t kWorkerStack = size_t(64) << 20;   // per-thread arrays of big blocks
+constexpr int64_t kSmallLaunch = 16384;             // threads (blocks x block size)
 
 // Dynamic shared memory of the thread running a block (not zeroed, as on a GPU).
 thread_local void* t_smem = nullptr;
@@ -73,11 +77,13 @@ void* worker(void*) {
         pthread_mutex_lock(&g_mu);
         while (g_gen == seen) pthread_cond_wait(&g_work, &g_mu);
         seen = g_gen;
-        Job* j = g_job;
+        Job* j = g_job;                  // nullptr: the launch already ended
+        if (j) j->active++;
         pthread_mutex_unlock(&g_mu);
+        if (!j) continue;
         run_blocks(j);
         pthread_mutex_lock(&g_mu);
-        if (--j->pending == 0) pthread_cond_signal(&g_done);
+        if (--j->active == 0) pthread_cond_signal(&g_done);
         pthread_mutex_unlock(&g_mu);
     }
     return nullptr;
@@ -110,19 +116,25 @@ void run_on_cpu(const nv_kernel* k, void** args, const int64_t grid[3], const in
     j.total = total;
     int64_t share = total / ((g_workers + 1) * 16);
     j.chunk = share < 1 ? 1 : share;
+    // Waking a worker costs microseconds: grids of fewer than kSmallLaunch threads in all run
+    // on the launching thread.
+    const int64_t threads = block[0] * block[1] * block[2];
+    const bool share_out = g_workers > 0 && total > 1 && total * threads >= kSmallLaunch;
     pthread_mutex_lock(&g_launch);
-    if (g_workers > 0 && total > 1) {
+    if (share_out) {
         pthread_mutex_lock(&g_mu);
-        j.pending = g_workers;
         g_job = &j;
         g_gen++;
         pthread_cond_broadcast(&g_work);
         pthread_mutex_unlock(&g_mu);
     }
     run_blocks(&j);
-    pthread_mutex_lock(&g_mu);
-    while (j.pending > 0) pthread_cond_wait(&g_done, &g_mu);
-    pthread_mutex_unlock(&g_mu);
+    if (share_out) {
+        pthread_mutex_lock(&g_mu);
+        g_job = nullptr;                 // no worker joins from now on
+        while (j.active > 0) pthread_cond_wait(&g_done, &g_mu);
+        pthread_mutex_unlock(&g_mu);
+    }
     pthread_mutex_unlock(&g_launch);
 }
 

@@ -77,11 +77,35 @@ def test_small_model_matches_pytorch(tmp_path):
         assert rel_err(load(tmp_path / "eval", (4, 3)), m(x).numpy()) < 1e-4
 
 
+@pytest.mark.parametrize("kernels", ["1", "0"])
+def test_dropout_mask(tmp_path, kernels):
+    """Dropout zeroes a fraction p, scales the rest by 1 / (1 - p), draws a new mask per call,
+    backpropagates through the same mask, and gives the same masks as Neve kernels and as loops."""
+    rng = np.random.default_rng(3)
+    x = rng.uniform(0.5, 1.5, (200, 500))
+    save(tmp_path / "x", x)
+    run_nv(HERE / "train_driver.nv", "dropout", str(tmp_path), cwd=tmp_path,
+           env={"FROST_KERNELS": kernels})
+    x = load(tmp_path / "x", (200, 500))
+    d1, d2, g = (load(tmp_path / n, (200, 500)) for n in ("drop1", "drop2", "dgrad"))
+    keep1, keep2 = d1 != 0, d2 != 0
+    assert abs(1 - keep1.mean() - 0.3) < 0.01 and abs(1 - keep2.mean() - 0.3) < 0.01
+    np.testing.assert_allclose(d1[keep1], x[keep1] / np.float32(0.7), rtol=1e-6)
+    assert (keep1 != keep2).mean() > 0.3          # a new mask per call
+    np.testing.assert_allclose(g, np.where(keep1, x / np.float32(0.7), 0), rtol=1e-6)
+    want = tmp_path.parent / "dropout_masks.npy"  # same masks with kernels on and off
+    if want.exists():
+        np.testing.assert_array_equal(np.load(want), keep1)
+    else:
+        np.save(want, keep1)
+
+
 def test_mnist_one_epoch_on_2000_digits(tmp_path):
-    """The CNN example, one epoch over the first 2,000 training digits (batch 16), >= 90% on
-    the 2,000 test digits."""
-    p = run_nv(FROST / "examples" / "mnist_cnn.nv", "1", "2000", "0", "16", "0.001",
-               cwd=FROST.parents[1])
+    """The CNN example with its DataLoader and one-cycle schedule, one epoch over the first 2,000
+    training digits (batch 16, max lr 2e-3): >= 90% on the 2,000 test digits (92.3% here; the
+    MLP reaches only ~88% in one such epoch, the schedule's warm-up taking 30% of it)."""
+    p = run_nv(FROST / "examples" / "mnist_cnn.nv", "epochs=1", "train=2000", "batch=16",
+               "lr=0.002", cwd=FROST.parents[1])
     acc = float(re.search(r"test_accuracy ([0-9.]+)%", p.stdout).group(1))
     assert acc >= 90.0, p.stdout
 

@@ -21,6 +21,8 @@ void frost__c_fill(float* dst, int64_t n, float v);
 int64_t frost__c_heap_size(void);
 // Resident set size of the process in bytes (/proc/self/statm).
 int64_t frost__c_rss(void);
+// Peak resident set size of the process in bytes (VmHWM of /proc/self/status).
+int64_t frost__c_peak_rss(void);
 
 // dst[i] (+)= src[j] over an ndim index space `shape`, addresses from per-dimension strides
 // (0 = broadcast or reduce): expand with accumulate = 0, sum-to-shape with accumulate = 1.

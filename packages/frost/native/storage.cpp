@@ -41,6 +41,17 @@ int64_t frost__c_rss(void) {
     return (int64_t)res * sysconf(_SC_PAGESIZE);
 }
 
+int64_t frost__c_peak_rss(void) {
+    FILE* f = fopen("/proc/self/status", "r");
+    if (!f) return 0;
+    char line[256];
+    long long kb = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %lld kB", &kb) == 1) break;
+    fclose(f);
+    return (int64_t)kb * 1024;
+}
+
 void frost__c_strided(float* dst, const int64_t* ds, const float* src, const int64_t* ss,
                       const int64_t* shape, int64_t ndim, int32_t accumulate) {
     int64_t total = 1;
