@@ -529,8 +529,11 @@ class ExprChecker(LiteralChecker, FStringChecker):
 
     def ex_Convert(self, e: A.Convert, expected):
         dst = self.resolve_type(e.type)
-        x = self.expr(e.arg) if not is_lit_expr(e.arg) or not is_numeric(dst) else \
-            (self.literal_in(e.arg, dst) or self.expr(e.arg))
+        if isinstance(e.arg, A.Name) and e.arg.id in ("pi", "inf", "nan") and dst == F64:
+            x = self.expr(e.arg, expected=F64)      # f64(pi): the constant adapts (14.3)
+        else:
+            x = self.expr(e.arg) if not is_lit_expr(e.arg) or not is_numeric(dst) else \
+                (self.literal_in(e.arg, dst) or self.expr(e.arg))
         return self.explicit_convert(x, dst, e.type.span, e.arg.span)
 
     def explicit_convert(self, x: T.Expr, dst: Type, span: Span, arg_span: Span) -> T.Expr:

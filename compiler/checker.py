@@ -291,8 +291,12 @@ class Checker(DeclChecker, MemberChecker, ForeignChecker, ThreadChecker, KernelC
         if s.op is not None:
             return self.compound_assign(s)
         if len(s.targets) == 1 and len(s.values) == 1:
-            value = self.expr(s.values[0], expected=self.peek_target_type(s.targets[0]))
-            target = self.target(s.targets[0])
+            if isinstance(s.targets[0], A.Name):
+                value = self.expr(s.values[0], expected=self.peek_target_type(s.targets[0]))
+                target = self.target(s.targets[0])
+            else:       # a field or element: its type gives `[]`, `{}` and the like theirs
+                target = self.target(s.targets[0])
+                value = self.expr(s.values[0], expected=target.type)
             return T.Assign(s.span, target, self.coerce(value, target.type, s.values[0].span))
         targets = [self.target(t) for t in s.targets]
         if len(s.values) == 1:
