@@ -84,3 +84,15 @@ def test_data_option_reads_cifar_binary(tmp_path):
     p = nsm_bench("resnet20", "--data", str(folder), "--out", str(out), cwd=tmp_path, ok=False)
     assert p.returncode == 1 and "not a whole number of CIFAR-10 records" in p.stderr
     assert "Traceback" not in p.stderr
+
+
+def test_list_and_bad_options(tmp_path):
+    from click.testing import CliRunner
+    from nsm.cli import cli
+    r = CliRunner().invoke(cli, ["bench", "--list"])
+    assert r.exit_code == 0 and all(n in r.output for n in ("resnet18", "resnet20", "mnist"))
+    r = CliRunner().invoke(cli, ["bench", "mnist", "--models", "rnn", "--out", str(tmp_path)])
+    assert r.exit_code == 1 and "unknown MNIST model" in r.output
+    r = CliRunner().invoke(cli, ["bench", "resnet20", "--data", str(tmp_path / "none"),
+                                 "--out", str(tmp_path)])
+    assert r.exit_code != 0 and "Traceback" not in r.output
