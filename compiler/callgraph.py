@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from . import tir as T
+from .scc import strongly_connected
 
 
 def analyse(funcs: list[T.FuncSym]) -> None:
@@ -31,44 +32,12 @@ def compute_may_raise(funcs: list[T.FuncSym]) -> None:
 
 
 def mark_recursion(funcs: list[T.FuncSym]) -> None:
-    """Tarjan's strongly connected components, iteratively (no Python recursion). Functions
-    on a cycle of the call graph get the same `scc` id."""
-    index: dict[T.FuncSym, int] = {}
-    low: dict[T.FuncSym, int] = {}
-    on_stack: set[T.FuncSym] = set()
-    stack: list[T.FuncSym] = []
-    next_scc = 0
-    for root in funcs:
-        if root in index:
-            continue
-        work = [(root, iter(sorted(root.calls, key=id)))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            v, it = work[-1]
-            w = next(it, None)
-            if w is not None:
-                if w not in index:
-                    index[w] = low[w] = len(index)
-                    stack.append(w)
-                    on_stack.add(w)
-                    work.append((w, iter(sorted(w.calls, key=id))))
-                elif w in on_stack:
-                    low[v] = min(low[v], index[w])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[v])
-            if low[v] == index[v]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    comp.append(w)
-                    if w is v:
-                        break
-                if len(comp) > 1 or v in v.calls:
-                    for w in comp:
-                        w.scc = next_scc
-                    next_scc += 1
+    """Functions on a cycle of the call graph (a component of more than one function, or one
+    calling itself) get the same `scc` id."""
+    comps = strongly_connected(funcs, lambda f: sorted(f.calls, key=id))
+    n = 0
+    for comp in comps:
+        if len(comp) > 1 or comp[0] in comp[0].calls:
+            for f in comp:
+                f.scc = n
+            n += 1

@@ -153,48 +153,6 @@ class Planner:
         return None
 
 
-def strongly_connected(nodes: list[ModuleNode]) -> list[list[ModuleNode]]:
-    """Tarjan's algorithm (iterative), components in dependency-first order."""
-    index: dict[ModuleNode, int] = {}
-    low: dict[ModuleNode, int] = {}
-    on: set[ModuleNode] = set()
-    stack: list[ModuleNode] = []
-    out: list[list[ModuleNode]] = []
-    counter = 0
-    for start in nodes:
-        if start in index:
-            continue
-        work = [(start, 0)]
-        while work:
-            v, i = work.pop()
-            if i == 0:
-                index[v] = low[v] = counter
-                counter += 1
-                stack.append(v)
-                on.add(v)
-            if i < len(v.imports):
-                work.append((v, i + 1))
-                w = v.imports[i]
-                if w not in index:
-                    work.append((w, 0))
-                elif w in on:
-                    low[v] = min(low[v], index[w])
-                continue
-            for w in v.imports:
-                if w in on:
-                    low[v] = min(low[v], low[w])
-            if low[v] == index[v]:
-                comp = []
-                while True:
-                    w = stack.pop()
-                    on.discard(w)
-                    comp.append(w)
-                    if w is v:
-                        break
-                out.append(sorted(comp, key=lambda m: m.key))
-    return out
-
-
 def plan(db: FileDB, roots: list[tuple[str, str, Path]], root_file: Path,
          libraries: list[Path] = ()) -> Graph:
     """The graph for executables `roots` ((name, kind, root module path)) and library entry
@@ -202,7 +160,8 @@ def plan(db: FileDB, roots: list[tuple[str, str, Path]], root_file: Path,
     p = Planner(db, root_file)
     starts = [p.node(r) for _, _, r in roots] + [p.node(lib) for lib in libraries]
     order = list(p.nodes.values())
-    comps = strongly_connected(order)
+    from compiler.scc import strongly_connected
+    comps = [sorted(c, key=lambda m: m.key) for c in strongly_connected(order, lambda m: m.imports)]
     unit_of: dict[ModuleNode, Unit] = {}
     units: list[Unit] = []
     for comp in comps:

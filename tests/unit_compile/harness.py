@@ -28,32 +28,9 @@ def build_units(root: Path) -> list[list[Path]]:
     loader.load_root(str(root), root.read_text())
     assert not diags.has_errors, diags.render_all()
     path_of = {m: p for p, m in loader.by_file.items()}
-    order: list[list[Path]] = []
-    index: dict = {}
-    low: dict = {}
-    stack: list = []
-
-    def visit(v) -> None:                     # Tarjan: components come out imports first
-        index[v] = low[v] = len(index)
-        stack.append(v)
-        for w in v.deps:
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            comp = []
-            while True:
-                w = stack.pop()
-                comp.append(path_of[w])
-                if w is v:
-                    break
-            order.append(sorted(comp))
-
-    for m in loader.order:
-        if m not in index:
-            visit(m)
+    from compiler.scc import strongly_connected      # components come out imports first
+    order = [sorted(path_of[m] for m in comp)
+             for comp in strongly_connected(loader.order, lambda m: m.deps)]
     std = [u for u in order if loader.std is not None and path_of[loader.std] in u]
     return std + [u for u in order if u not in std]
 
