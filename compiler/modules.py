@@ -117,9 +117,9 @@ def native_package(entry: Path) -> Path | None:
     """The package root when `entry` (which may not exist) is the entry module of a package
     whose manifest has a [native] table, else None."""
     pkg = package_root(entry)
-    if pkg is None or resolved(package_entry(pkg)) != resolved(entry):
+    if pkg is None or not isinstance(_manifest(pkg).get("native"), dict):
         return None
-    return pkg if isinstance(_manifest(pkg).get("native"), dict) else None
+    return pkg if resolved(package_entry(pkg)) == resolved(entry) else None
 
 
 def package_name(pkg: Path) -> str:
@@ -127,7 +127,7 @@ def package_name(pkg: Path) -> str:
     return name if isinstance(name, str) else pkg.name
 
 
-_INSTALLED: dict[tuple[str, Path | None], Path | None] = {}
+_INSTALLED: dict = {}       # (name, root) -> folder or None; None -> names in lib/
 
 
 def installed_package(name: str, root: Path | None = None) -> Path | None:
@@ -137,10 +137,16 @@ def installed_package(name: str, root: Path | None = None) -> Path | None:
     if key not in _INSTALLED:
         try:
             from nsm.registry.installed import locate
+            from nsm.paths import lib_dir
         except ImportError:
             _INSTALLED[key] = None
         else:
-            _INSTALLED[key] = locate(name, root)
+            if None not in _INSTALLED:       # the installed names, listed once per compile
+                try:
+                    _INSTALLED[None] = {p.split("@")[0] for p in os.listdir(lib_dir())}
+                except OSError:
+                    _INSTALLED[None] = set()
+            _INSTALLED[key] = locate(name, root) if name in _INSTALLED[None] else None
     return _INSTALLED[key]
 
 
