@@ -10,6 +10,8 @@ BUILD_FLAGS = {"--release", "--tests", "-v", "--verbose"}
 
 
 def package_root_or_exit() -> Path:
+    """The nearest folder at or above the working directory with a neve.toml; exits 1
+    with a hint when there is none."""
     from .errors import NsmError
     root = next((d for d in (Path.cwd(), *Path.cwd().parents) if (d / "neve.toml").is_file()),
                 None)
@@ -38,6 +40,7 @@ def build_or_exit(root: Path, release: bool, tests: bool, verbose: bool, quiet: 
 
 
 def print_executables(res) -> None:
+    """One `  name: path` line per built executable, on stderr."""
     for name, path in sorted(res.executables.items()):
         if name.startswith("bin:"):
             sys.stderr.write(f"  {name[4:]}: {path}\n")

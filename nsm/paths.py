@@ -75,3 +75,21 @@ def config_file() -> Path:
     """nsm's configuration: $NSM_CONFIG, else $NEVE_HOME/config.toml."""
     env = os.environ.get("NSM_CONFIG")
     return Path(env).expanduser() if env else neve_home() / "config.toml"
+
+
+def ninja_binary() -> str | None:
+    """The ninja executable: the `ninja` wheel's (installed beside this Python, so found with
+    one stat and no import on nsm build's no-op path), else the one on PATH; None if neither."""
+    import sys
+    cand = Path(sys.executable).parent / "ninja"
+    if cand.is_file():
+        return str(cand)
+    try:
+        import ninja  # the wheel ships the binary; its scripts folder may differ
+        cand = Path(ninja.BIN_DIR) / "ninja"
+        if cand.is_file():
+            return str(cand)
+    except ImportError:
+        pass
+    import shutil
+    return shutil.which("ninja")

@@ -19,6 +19,7 @@ TIMEOUT_S = 300
 
 
 def expectations(source: str) -> tuple[list[str], int]:
+    """The expected output lines (`# expect:`) and exit status (`# exit:`, default 0)."""
     lines, status = [], 0
     for line in source.splitlines():
         m = _EXPECT.search(line)

@@ -109,16 +109,9 @@ class CpuTarget(KernelTarget):
         st = lw.kstate
         return list(st.tid) + [st.blk_raw]
 
-    def define_gpu(self, lw, sym) -> ir.Function:
-        fn = self.declare_gpu(lw, sym)
-        lw.funcs[sym] = fn
-        n = len(sym.params)
-        lw.kt, lw.kstate = self, KState(fn.args[n + 3], list(fn.args[n:n + 3]))
-        try:
-            lw.lower_function(sym)
-        finally:
-            lw.kt = lw.kstate = None
-        return fn
+    def gpu_state(self, fn, sym):
+        n = len(sym.params)        # the hidden thread index (3) and block arguments follow
+        return KState(fn.args[n + 3], list(fn.args[n:n + 3]))
 
     # -------------------------------------------------------- kernels
     def define_kernel(self, lw, sym) -> ir.Function:

@@ -40,6 +40,19 @@ class KernelTarget:
         raise NotImplementedError
 
     def define_gpu(self, lw, sym) -> ir.Function:
+        """Define gpu function `sym` in lw's module: its body lowered in kernel mode with this
+        target's per-function state (`gpu_state`)."""
+        fn = self.declare_gpu(lw, sym)
+        lw.funcs[sym] = fn
+        lw.kt, lw.kstate = self, self.gpu_state(fn, sym)
+        try:
+            lw.lower_function(sym)
+        finally:
+            lw.kt = lw.kstate = None
+        return fn
+
+    def gpu_state(self, fn: ir.Function, sym):
+        """The lowering state of a gpu function's body (thread indices and the like)."""
         raise NotImplementedError
 
     def declare_gpu(self, lw, sym) -> ir.Function:

@@ -193,15 +193,8 @@ class GpuTarget(KernelTarget):
                 self.pending.append(sym)
         return fn
 
-    def define_gpu(self, lw, sym) -> ir.Function:
-        fn = self.declare_gpu(lw, sym)
-        lw.funcs[sym] = fn
-        lw.kt, lw.kstate = self, GState()
-        try:
-            lw.lower_function(sym)
-        finally:
-            lw.kt = lw.kstate = None
-        return fn
+    def gpu_state(self, fn, sym):
+        return GState()
 
     def define_kernel(self, lw, sym) -> ir.Function:
         """`.entry` taking each parameter by value as the launch passes it (neve_rt.h

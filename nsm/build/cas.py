@@ -18,10 +18,12 @@ from .. import paths
 
 
 def units_dir() -> Path:
+    """The store's folder: $NEVE_HOME/cache/units/."""
     return paths.cache_dir() / "units"
 
 
 def key_of(parts: list[bytes]) -> str:
+    """sha256 (40 hex digits) of `parts`, each length-prefixed so no two lists collide."""
     h = hashlib.sha256()
     for p in parts:
         h.update(b"%d:" % len(p))

@@ -54,6 +54,7 @@ class Graph:
 
 
 def scan_imports(text: str) -> list[str]:
+    """The import paths of a module's top-level `import`/`from` lines, as `a/b/c` (8)."""
     return [m.replace(".", "/") for m in _IMPORT.findall(text)]
 
 

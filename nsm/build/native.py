@@ -136,7 +136,7 @@ def natives_reached(root_file: Path, verbose: bool = False) -> list[NativeSpec]:
     planner's import scan), each built first if needed: the compiler reads their bindings."""
     from .graph import Planner
     from .stamps import FileDB
-    p = Planner(FileDB(Path("/nonexistent/neve-files.json")), Path(root_file).resolve())
+    p = Planner(FileDB(), Path(root_file).resolve())
     p.node(Path(root_file))
     specs = [s for s in p.natives.values() if s is not None]
     for s in specs:

@@ -52,15 +52,6 @@ class Context:
         return str(self.build_dir / "stamps" / f"{m.key}.stamp")
 
 
-def ninja_bin() -> str:
-    """The ninja binary of the `ninja` wheel (next to this Python), else the one on PATH."""
-    cand = Path(sys.executable).parent / "ninja"
-    if cand.is_file():
-        return str(cand)
-    from .runtime import _ninja_bin
-    return _ninja_bin()
-
-
 def build_dir_of(root: Path, release: bool) -> Path:
     return root / "build" / ("release" if release else "debug")
 
@@ -225,7 +216,12 @@ def run_ninja(bdir: Path, verbose: bool = False, targets: list[str] = (),
               env: dict[str, str] | None = None) -> BuildResult:
     """Run ninja in `bdir`; collect the edges it ran and the commands' own messages."""
     env = dict(os.environ, NINJA_STATUS=STATUS, **(env or {}))
-    p = subprocess.Popen([ninja_bin(), "-C", str(bdir), *targets], stdout=subprocess.PIPE,
+    from ..paths import ninja_binary
+    ninja = ninja_binary()       # (not runtime._ninja_bin: that import costs the no-op path)
+    if ninja is None:
+        return BuildResult(False, output="error: ninja not found (pip install ninja)\n",
+                           exit_code=1)
+    p = subprocess.Popen([ninja, "-C", str(bdir), *targets], stdout=subprocess.PIPE,
                          stderr=subprocess.STDOUT, text=True, env=env)
     res = BuildResult(True)
     lines = []

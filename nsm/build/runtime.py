@@ -80,15 +80,7 @@ def runtime_key(src: Path | None = None) -> str:
 
 
 def _ninja_bin() -> str:
-    try:
-        import ninja  # the PyPI package ships the binary
-
-        cand = Path(ninja.BIN_DIR) / "ninja"
-        if cand.exists():
-            return str(cand)
-    except ImportError:
-        pass
-    found = shutil.which("ninja")
+    found = paths.ninja_binary()
     if not found:
         raise RuntimeBuildError("cannot build the Neve runtime: ninja not found (pip install ninja)")
     return found

@@ -17,6 +17,8 @@ DB_VERSION = 1
 
 
 def stat_key(st: os.stat_result) -> list[int]:
+    """What identifies a file's version without reading it: mtime and ctime (ns), size, inode.
+    Compared for equality only, so clock skew and mtime 0 do no harm."""
     return [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns]
 
 
@@ -39,10 +41,13 @@ class FileDB:
     """Remembered stat tuples and content hashes of the files a build reads, plus the
     facts derived from a file's content (its imports), stored in `path` as JSON."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | None = None) -> None:
+        """The database stored at `path`, or one in memory only when `path` is None."""
         self.path = path
         self.files: dict[str, dict] = {}
         self.dirty = False
+        if path is None:
+            return
         try:
             data = json.loads(path.read_text())
             if data.get("version") == DB_VERSION:
@@ -116,7 +121,7 @@ class FileDB:
             self.dirty = True
 
     def save(self) -> None:
-        if self.dirty:
+        if self.dirty and self.path is not None:
             write_if_changed(self.path, json.dumps({"version": DB_VERSION, "files": self.files},
                                                    sort_keys=True).encode())
             self.dirty = False
