@@ -26,7 +26,7 @@ from kernels.gpu_harness import Gpu  # noqa: E402
 
 
 def neve_ptx(path: Path) -> str:
-    from compiler.driver import compile_file
+    from nsm.build.orchestrate import whole_program as compile_file
     res = compile_file(str(path), release=True, emit="ptx")
     if not res.ok:
         res.diags.print()

@@ -5,7 +5,6 @@ This is the plug-in entry nsm calls. Every unexpected exception becomes one
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 import threading
@@ -25,21 +24,19 @@ class InternalError(Exception):
 
 @dataclass
 class Unit:
-    """One compiled module: object-file bytes and exported interface."""
+    """One compiled module: its object-file bytes."""
     path: str
     key: str
     object: bytes
-    interface: dict
 
 
 @dataclass
 class Result:
-    """What one compilation produced: one Unit per module, the hash of every source read,
-    and `dump`, the text of an --emit stage."""
+    """What one compilation produced: one Unit per module (for --emit obj), and `dump`, the
+    text of an --emit stage."""
     ok: bool
     diags: Diagnostics
     units: list[Unit] = field(default_factory=list)
-    sources: dict[str, str] = field(default_factory=dict)   # module path -> sha256
     dump: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
     exit_code: int = 0
@@ -69,14 +66,17 @@ DEEP_STACK_BYTES = 1 << 30
 DEEP_RECURSION_LIMIT = 1_000_000
 
 
-def compile_file(path: str, *, release: bool = False, emit: str | None = None,
+def compile_file(path: str, imports, *, release: bool = False, emit: str | None = None,
                  check_only: bool = False, source: bytes | None = None) -> Result:
-    """Compile one root module. With `emit`, stop after that stage and return its text.
+    """Compile one root module and everything it imports, as `imports` (an ImportMap: nsm's
+    planner makes it) says where each import is. With `emit`, stop after that stage and return
+    its text. Builds go through nsm's build graph (compiler.unit per unit); this whole-program
+    path serves `--emit` and `nsm check`.
 
     The stages walk trees recursively; a left-deep chain such as `1 + 1 + ... + 1` is as deep
     as it is long (13.1 allows any length), so the work runs on a thread with a large stack
     and a high recursion limit."""
-    return run_guarded(lambda res: _compile(path, release, emit, check_only, res, source))
+    return run_guarded(lambda res: _compile(path, imports, release, emit, check_only, res, source))
 
 
 def run_guarded(work) -> Result:
@@ -144,7 +144,7 @@ def _timed(res: Result, stage: str, fn, *args, **kw):
         res.timings[stage] = res.timings.get(stage, 0.0) + time.perf_counter() - t0
 
 
-def _compile(path: str, release: bool, emit: str | None, check_only: bool, res: Result,
+def _compile(path: str, imports, release: bool, emit: str | None, check_only: bool, res: Result,
              source: bytes | None = None) -> None:
     from .lexer import tokenize
     from .parser import parse_module
@@ -159,17 +159,12 @@ def _compile(path: str, release: bool, emit: str | None, check_only: bool, res: 
     if diags.has_errors:
         return
     from .modules import Loader
-
-    def parse(source, file, types, generics, into=diags):
-        toks = tokens if file == path and source is src else tokenize(source, file, into)
-        return parse_module(toks, file, into, types, generics)
-
     if emit == "ast":
         from .astdump import dump
-        res.dump = dump(parse(src, path, frozenset(), frozenset())) + "\n"
+        res.dump = dump(parse_module(tokens, path, diags)) + "\n"
         return
-    loader = Loader(diags, parse)
-    root = _timed(res, "parse", loader.load_root, path, src)
+    loader = Loader(diags, imports)
+    root = _timed(res, "parse", loader.load_root, path, src, tokens)
     if diags.has_errors:
         return
     from .checker import Checker
@@ -180,10 +175,6 @@ def _compile(path: str, release: bool, emit: str | None, check_only: bool, res: 
         from .astdump import dump
         res.dump = "\n".join(dump(f) for f in program.functions) + "\n"
         return
-    # every module read, and every path probed and absent ("" = must still be absent)
-    res.sources = {str(Path(m.path).resolve()): m.source_hash for m in loader.order}
-    res.sources.update({p: "" for p in loader.missing})
-    res.sources.update(loader.extra_sources)      # bindings.nv merged into entry modules
     if check_only:
         return
     from .backends import cpu
@@ -211,7 +202,7 @@ def _compile(path: str, release: bool, emit: str | None, check_only: bool, res: 
             dumps.append(f"# module {m.path}\n{cpu.emit_assembly(mod, tm)}")
         else:
             obj = _timed(res, "codegen", cpu.emit_object, mod, tm)
-            res.units.append(Unit(m.path, m.key, obj, interface_of(program, m)))
+            res.units.append(Unit(m.path, m.key, obj))
     if emit in ("ir", "llvm", "asm", "ptx"):
         res.dump = "\n".join(dumps)
 
@@ -226,24 +217,3 @@ def _module_ptx_dump(lowerer, path: str, diags: Diagnostics) -> list[str]:
         else:
             diags.error(None, f"no PTX for the kernels of {path}: {why}")
     return out
-
-
-def interface_of(program, module) -> dict:
-    """The exported interface of one module: its top-level functions' signatures and its
-    classes' fields (what importers compile against)."""
-    funcs = [f for f in program.functions
-             if f.scope is not None and f.scope.mod is module and f.owner is None
-             and not f.env and f.name != "main" and not f.name.startswith("$")]
-    classes = [c for c in program.classes if c.decl.scope.mod is module]
-    return {
-        "module": module.path,
-        "functions": {f.name: {"symbol": f.symbol, "ret": str(f.ret),
-                               "params": [[p.name, str(p.type)] for p in f.params]}
-                      for f in funcs},
-        "classes": {str(c.type): {"fields": [[n, str(t)] for n, t in c.fields],
-                                  "methods": sorted(c.methods)} for c in classes},
-    }
-
-
-def interface_json(iface: dict) -> str:
-    return json.dumps(iface, indent=1, sort_keys=True) + "\n"

@@ -1,48 +1,24 @@
 """Separate compilation: one build unit (a module, or the modules of one import cycle) to one
 object file and one interface (.nvi) per module, against the interfaces of its imports.
 
-`nsm build` runs one compile per unit from ninja, in import order; linking every unit's
-objects with the runtime gives the program `nsm run` builds in one process. Importing this
-module is cheap (no llvmlite, no checker): nsm calls stable_module_key for every module when
-it writes build.ninja.
+nsm's build graph (`nsm build` and `nsm run`) runs one compile per unit from ninja, in import
+order, each fed the build's import map; linking every unit's objects with the runtime gives
+the program.
 
-    python -m compiler.unit --nvi-dir D [--release] SRC...   # diagnostics only, writes nothing
+    python -m compiler.unit --nvi-dir D --imports MAP [--release] SRC...   # diagnostics only
 """
 from __future__ import annotations
 
-import hashlib
-import os
 import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .modules import BUNDLED, bundled_root, package_name, package_root, resolved
+from .imports import ImportMap
+from .modules import shown_path
 
 EXIT_ERROR, EXIT_ICE = 1, 3
 _MAIN_LINE = re.compile(r"^main[ \t]*(#.*)?$", re.M)
-
-
-def _symbol_safe(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_]", "_", text)
-
-
-def stable_module_key(path: Path) -> str:
-    """The symbol-safe key of the module at `path`, whichever unit compiles it: the package's
-    name and the path relative to the package root (`app__models_user` for
-    models/user.nv of package app); the bundled std and frost likewise; a file outside any
-    package is named by its stem and a hash of its absolute path."""
-    real = resolved(path)
-    for name in BUNDLED:                     # frost may have no manifest yet
-        top = resolved(bundled_root() / name)
-        if real.is_relative_to(top):
-            return f"{name}__{_symbol_safe(real.relative_to(top).with_suffix('').as_posix())}"
-    pkg = package_root(real)
-    if pkg is not None:
-        rel = real.relative_to(resolved(pkg)).with_suffix("").as_posix()
-        return f"{_symbol_safe(package_name(pkg) or pkg.name)}__{_symbol_safe(rel)}"
-    tag = hashlib.sha256(str(real).encode()).hexdigest()[:12]
-    return f"{_symbol_safe(real.stem)}_{tag}"
 
 
 @dataclass
@@ -55,24 +31,16 @@ class UnitResult:
     interfaces_read: list[str] = field(default_factory=list)     # keys of other modules' .nvi
 
 
-def shown_path(p: Path) -> str:
-    """How diagnostics and traces name a module: as the whole-program loader names an
-    imported file (relative to the working directory when under it)."""
-    real = p.resolve()
-    if str(real).startswith(str(Path.cwd())):
-        return os.path.relpath(real)
-    return str(p) if p.is_absolute() else str(real)
-
-
-def compile_unit(sources: list[Path], nvi_dir: Path, *, release: bool = False) -> UnitResult:
+def compile_unit(sources: list[Path], nvi_dir: Path, imports: ImportMap, *,
+                 release: bool = False) -> UnitResult:
     """Compile the modules `sources` (one module, or all modules of one import cycle) as one
-    unit. Modules they import are read for their declarations only; facts from their bodies
-    come from `nvi_dir/<key>.nvi`, which their own unit compiles wrote (a missing one is an
-    internal compiler error naming it)."""
+    unit, finding imports through `imports`. Modules they import are read for their
+    declarations only; facts from their bodies come from `nvi_dir/<key>.nvi`, which their own
+    unit compiles wrote (a missing one is an internal compiler error naming it)."""
     from .driver import run_guarded
     out = UnitResult(False, 0, "")
     res = run_guarded(lambda r: _compile_unit([Path(s) for s in sources], Path(nvi_dir),
-                                              release, r, out))
+                                              imports, release, r, out))
     out.ok = res.ok
     out.exit_code = res.exit_code
     out.diagnostics = res.diags.render_all()
@@ -81,11 +49,10 @@ def compile_unit(sources: list[Path], nvi_dir: Path, *, release: bool = False) -
     return out
 
 
-def _compile_unit(sources: list[Path], nvi_dir: Path, release: bool, res, out: UnitResult):
+def _compile_unit(sources: list[Path], nvi_dir: Path, imports: ImportMap, release: bool, res,
+                  out: UnitResult):
     from .driver import InternalError, _timed, read_source
-    from .lexer import tokenize
     from .modules import Loader
-    from .parser import parse_module
     from . import interface as I
     diags = res.diags
     if not sources:
@@ -99,16 +66,12 @@ def _compile_unit(sources: list[Path], nvi_dir: Path, release: bool, res, out: U
     # the module holding main is loaded first, as the whole-program build loads its root:
     # the load order decides the order globals are created in (7.3)
     root_path = next((p for p in sources if _MAIN_LINE.search(texts[p])), sources[0])
-
-    def parse(source, file, types, generics, into=diags):
-        return parse_module(tokenize(source, file, into), file, into, types, generics)
-
-    loader = Loader(diags, parse, key_of=stable_module_key)
+    loader = Loader(diags, imports)
     root = _timed(res, "parse", loader.load_root, shown_path(root_path), texts[root_path])
     unit = {root}
     for p in sources:
         if p is not root_path:
-            unit.add(loader._load(p, shown_path(p), texts[p]))
+            unit.add(loader.load(p, shown_path(p), texts[p]))
     if diags.has_errors:
         return
     ifaces, raw = {}, {}
@@ -172,10 +135,17 @@ def main(argv: list[str] | None = None) -> int:
                                  description="Compile one build unit; print its diagnostics.")
     ap.add_argument("--nvi-dir", required=True, type=Path,
                     help="folder holding the .nvi interfaces of the imported modules")
+    ap.add_argument("--imports", required=True, type=Path,
+                    help="the import map (written by nsm's planner: build/<profile>/imports.json)")
     ap.add_argument("--release", action="store_true")
     ap.add_argument("sources", nargs="+", type=Path)
     args = ap.parse_args(argv)
-    r = compile_unit(args.sources, args.nvi_dir, release=args.release)
+    try:
+        imports = ImportMap.read(args.imports)
+    except (OSError, ValueError) as e:
+        sys.stderr.write(f"error: {e}\n")
+        return EXIT_ERROR
+    r = compile_unit(args.sources, args.nvi_dir, imports, release=args.release)
     sys.stderr.write(r.diagnostics)
     if r.ok:
         for key in sorted(r.objects):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import click
 
@@ -23,12 +24,9 @@ def _run(file: str, args: tuple[str, ...], release: bool, emit: str | None, timi
     if emit is not None:
         _emit(file, emit, release)
         return
-    from .build.program import BuildError, build_program
+    from .build.orchestrate import build_file
     try:
-        built = build_program(file, release=release)
-    except BuildError as e:
-        sys.stderr.write(e.message)
-        sys.exit(e.exit_code)
+        res, exe = build_file(Path(file), release=release)
     except OSError as e:            # e.g. an unwritable NEVE_HOME
         where = f" {e.filename}" if e.filename else ""
         sys.stderr.write(f"error: cannot write{where}: {e.strerror or e}\n"
@@ -37,27 +35,44 @@ def _run(file: str, args: tuple[str, ...], release: bool, emit: str | None, timi
     except Exception as e:  # noqa: BLE001 - runtime build failures and the like
         sys.stderr.write(f"error: {e}\n")
         sys.exit(1)
-    if timings and built.timings:
-        for stage, t in built.timings.items():
+    if res.output:
+        sys.stderr.write(res.output)
+    if not res.ok:
+        sys.exit(res.exit_code or 1)
+    if timings:                     # the stages of a whole-program compile, for the record
+        for stage, t in _whole_program(file, release=release).timings.items():
             sys.stderr.write(f"{stage:>10}: {t * 1000:8.1f} ms\n")
     sys.stdout.flush()
-    exe = str(built.exe)
     try:
-        os.execv(exe, [file, *args])     # argv()[0] is the program's path (14.1)
+        os.execv(str(exe), [file, *args])     # argv()[0] is the program's path (14.1)
     except OSError as e:
         sys.stderr.write(f"error: cannot run {exe}: {e.strerror}\n")
         sys.exit(1)
 
 
+def _whole_program(file: str, **kw):
+    """The whole-program compile of FILE fed its import map (nsm check, --emit)."""
+    from .build.orchestrate import whole_program
+    from .errors import NsmError
+    if not os.path.isfile(file):
+        sys.stderr.write(f"error: cannot read {file}: No such file or directory\n")
+        sys.exit(1)
+    try:
+        return whole_program(file, **kw)
+    except NsmError as e:
+        _fail(e)
+
+
 def _emit(file: str, stage: str, release: bool) -> None:
-    from compiler.driver import compile_file
-    res = compile_file(file, release=release, emit=None if stage == "obj" else stage)
+    res = _whole_program(file, release=release, emit=None if stage == "obj" else stage)
     if not res.ok:
         res.diags.print()
         sys.exit(res.exit_code or 1)
     if stage == "obj":
-        for unit in res.units:          # one object per module
-            out = unit.key + ".o"
+        for unit in res.units:          # one object per module, named as the file is shown
+            shown = Path(os.path.relpath(Path(unit.path).resolve())).with_suffix("")
+            plain = ".." not in shown.parts
+            out = ("_".join(shown.parts) if plain else unit.key) + ".o"
             with open(out, "wb") as f:
                 f.write(unit.object)
             click.echo(f"wrote {out} ({len(unit.object)} bytes)")
@@ -91,8 +106,7 @@ def run(file: str | None, args: tuple[str, ...], release: bool, emit: str | None
 @click.argument("file", type=click.Path(dir_okay=False))
 def check(file: str) -> None:
     """Type-check FILE without generating code."""
-    from compiler.driver import compile_file
-    res = compile_file(file, check_only=True)
+    res = _whole_program(file, check_only=True)
     if not res.ok:
         res.diags.print()
         sys.exit(res.exit_code or 1)

@@ -27,8 +27,8 @@ def build(release: bool, tests: bool, verbose: bool, emit: str | None) -> None:
     res = build_or_exit(root, release, tests, verbose)
     print_executables(res)
     if emit == "ptx":
-        from .build.orchestrate import build_dir_of
-        ptx = sorted((build_dir_of(root.resolve(), release) / "ptx").glob("*.ptx"))
+        from .paths import package_build_dir
+        ptx = sorted((package_build_dir(root.resolve(), release) / "ptx").glob("*.ptx"))
         for p in ptx:
             click.echo(str(p))
         if not ptx:

@@ -32,6 +32,14 @@ class Dependency:
         return self.tag or self.branch or self.rev
 
 
+@dataclass(frozen=True)
+class Bin:
+    """One [[bin]] entry: an executable `name` built from the module at `path` (relative to
+    the package root)."""
+    name: str
+    path: str
+
+
 @dataclass
 class Manifest:
     """A parsed neve.toml. `root` is the package root (the manifest's folder)."""
@@ -42,7 +50,8 @@ class Manifest:
     entry: str | None = None
     src: str | None = None
     dependencies: dict[str, Dependency] = field(default_factory=dict)
-    native: dict = field(default_factory=dict)
+    native: dict | None = None                       # the [native] table, if any (nsm.build.native)
+    bins: tuple["Bin", ...] = ()                     # [[bin]] entries
 
     @property
     def path(self) -> Path:
@@ -126,9 +135,20 @@ def parse(text: str, where: str, root: Path) -> Manifest:
         except NsmError as e:
             fail(e.message, name, "dependencies", e.hint)
         deps[name] = dep
-    native = data.get("native", {})
+    native = data.get("native")
+    if native is not None and not isinstance(native, dict):
+        fail("[native] must be a table", "native")
+    bins = []
+    raw_bins = data.get("bin", [])
+    if not isinstance(raw_bins, list) or not all(isinstance(b, dict) for b in raw_bins):
+        fail("[[bin]] must be an array of tables", "bin", None, '[[bin]]\nname = "tool"\npath = "src/tool.nv"')
+    for b in raw_bins:
+        if not isinstance(b.get("path"), str) or not isinstance(b.get("name", ""), str):
+            fail("[[bin]] entries need a path (and a name, both strings)", "path", "bin",
+                 '[[bin]]\nname = "tool"\npath = "src/tool.nv"')
+        bins.append(Bin(b.get("name") or Path(b["path"]).stem, b["path"]))
     return Manifest(root, pkg["name"], pkg["version"], pkg.get("description", ""),
-                    pkg.get("entry"), pkg.get("src"), deps, native if isinstance(native, dict) else {})
+                    pkg.get("entry"), pkg.get("src"), deps, native, tuple(bins))
 
 
 def load(root: Path) -> Manifest:

@@ -25,8 +25,45 @@ def runtime_cache_dir() -> Path:
 
 
 def programs_cache_dir() -> Path:
-    """Compiled scripts (objects, interfaces, executables) keyed by content."""
+    """Build folders of files outside every package (each an anonymous package)."""
     return cache_dir() / "programs"
+
+
+def units_cache_dir() -> Path:
+    """The content-addressed store of compiled units, shared by every build."""
+    return cache_dir() / "units"
+
+
+def package_build_dir(root: Path, release: bool) -> Path:
+    """A package's build folder for one profile: <root>/build/debug|release/."""
+    return Path(root) / "build" / ("release" if release else "debug")
+
+
+def script_build_dir(real_file: Path, release: bool) -> Path:
+    """The build folder of a file outside every package (`nsm run FILE`): an anonymous package
+    named by a hash of the file's real path, as Go builds `go run x.go`."""
+    import hashlib
+    tag = hashlib.sha256(str(real_file).encode()).hexdigest()[:16]
+    return programs_cache_dir() / f"{Path(real_file).stem}-{tag}" / ("release" if release else "debug")
+
+
+def script_executable(bdir: Path, real_file: Path) -> Path:
+    """Where a build folder puts the executable of a program run as a file (`nsm run FILE`)."""
+    import hashlib
+    tag = hashlib.sha256(str(real_file).encode()).hexdigest()[:8]
+    return Path(bdir) / "run" / f"{Path(real_file).stem}-{tag}"
+
+
+def build_file(bdir: Path, kind: str, key: str) -> Path:
+    """A unit output inside a build folder: kind `obj` (<key>.o), `nvi` (<key>.nvi), `stamps`
+    (<key>.stamp) or `ptx` (<key>.ptx)."""
+    ext = {"obj": ".o", "nvi": ".nvi", "stamps": ".stamp", "ptx": ".ptx"}[kind]
+    return Path(bdir) / kind / f"{key}{ext}"
+
+
+def import_map_file(bdir: Path) -> Path:
+    """The import map the build's compiles are fed (compiler/imports.py)."""
+    return Path(bdir) / "imports.json"
 
 
 def lib_dir() -> Path:

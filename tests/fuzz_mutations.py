@@ -362,7 +362,7 @@ def run_case(data: bytes, path: Path, timeout: float) -> dict:
     status: ok (exit 0 or 1), ice (exit 3), exception (escaped compile_file), timeout, silent (exit 1 with
     no diagnostic), bad_exit (any other exit code). `checked` says whether the checker ran.
     """
-    from compiler.driver import compile_file
+    from nsm.build.orchestrate import whole_program as compile_file
     path.write_bytes(data)
     _REACHED[0] = False
     out: dict = {"status": "ok", "checked": False}

@@ -97,14 +97,16 @@ def test_emit_obj_writes_object_file(tmp_path):
 
 
 def test_unchanged_program_reuses_cached_executable(tmp_path):
-    from nsm.build.program import build_program
+    from nsm.build.orchestrate import build_file
     p = write(tmp_path, 'main\n    print("cached")\n')
-    first = build_program(str(p))
-    second = build_program(str(p))
-    assert not first.cached and second.cached and first.exe == second.exe
+    first, exe1 = build_file(p)
+    second, exe2 = build_file(p)
+    assert first.ok and first.ran and second.ok and not second.ran and exe1 == exe2
+    assert subprocess.run([str(exe2)], capture_output=True, text=True).stdout == "cached\n"
     p.write_text('main\n    print("changed")\n')
-    third = build_program(str(p))
-    assert not third.cached and third.exe != first.exe
+    third, exe3 = build_file(p)
+    assert third.ok and any("NEVE" in r for r in third.ran)
+    assert subprocess.run([str(exe3)], capture_output=True, text=True).stdout == "changed\n"
 
 
 def test_missing_file_is_a_clean_error(tmp_path):

@@ -302,7 +302,7 @@ class _LimitTimeout(BaseException):
 @pytest.mark.parametrize("make", [_chain, _parens, _blocks, _long_string],
                          ids=["chain-100000-terms", "parens-300-deep", "blocks-300-deep", "string-1MB"])
 def test_limits_give_a_clean_result(make, tmp_path):
-    from compiler.driver import compile_file
+    from nsm.build.orchestrate import whole_program as compile_file
     path = tmp_path / "limit.nv"
     path.write_text(make(), "utf-8")
 
@@ -343,7 +343,7 @@ def replay(name: str, seed: str) -> int:
     data, ops = _source_of(corpus, name, None if seed == "None" else int(seed, 0))
     print(f"{name} seed {seed}: {'; '.join(ops)}\n{_show(data)}")
     import tempfile
-    from compiler.driver import compile_file
+    from nsm.build.orchestrate import whole_program as compile_file
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "mutant.nv"
         path.write_bytes(data)

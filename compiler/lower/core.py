@@ -289,7 +289,7 @@ class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, M
             info = ir.GlobalVariable(self.module, R.NVFUNCINFO, self.unique(".fn"))
             info.global_constant = True
             info.linkage = "internal"
-            info.initializer = ir.Constant(R.NVFUNCINFO, [self.cstr(f.name), self.cstr(f.span.file)])
+            info.initializer = ir.Constant(R.NVFUNCINFO, [self.cstr(f.name), self.cstr(R.trace_path(f.span.file))])
         if f.scc is not None:
             fs.depth = fn.args[-1]
             self.depth_check(fs, info)

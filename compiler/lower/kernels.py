@@ -163,7 +163,7 @@ class KernelLowering:
             for i, v in enumerate(vals):
                 b.store(v, b.gep(arr, [ir.Constant(R.I32, 0), ir.Constant(R.I32, i)]))
             packed.append(b.bitcast(arr, R.PTR))
-        site = f"{s.span.file}:{s.span.line}:{s.span.col}"
+        site = f"{R.trace_path(s.span.file)}:{s.span.line}:{s.span.col}"
         self.set_site(s.span)
         self.rt("nv_launch", self.kernel_desc(s.kernel).bitcast(R.PTR), b.bitcast(argv, R.PTR),
                 packed[0], packed[1], smem, self.cstr(site))

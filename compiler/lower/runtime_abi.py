@@ -211,3 +211,11 @@ def declare(module: ir.Module, name: str) -> ir.Function:
         fn.attributes.add("noreturn")
         fn.attributes.add("cold")
     return fn
+
+
+def trace_path(shown: str) -> str:
+    """The file name a program carries for its traces (13.2): the real absolute path, so an
+    object does not depend on the working directory it was compiled in; the runtime shows it
+    relative to the program's working directory (rt_shown_path)."""
+    import os
+    return os.path.realpath(shown) if shown and not shown.startswith("<") else shown

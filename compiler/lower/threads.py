@@ -46,7 +46,7 @@ class ThreadLowering:
         entry = self.thread_entry(f)
         st = self.env_struct(f)
         size = ir.Constant(R.I64, st.get_abi_size(self.td))
-        origin = self.cstr(f"{s.span.file}:{s.span.line}:{s.span.col}")
+        origin = self.cstr(f"{R.trace_path(s.span.file)}:{s.span.line}:{s.span.col}")
         kind = self.cstr(s.kind)
         detached = ir.Constant(R.I32, int(s.kind == "spawn"))
         t_slot = self.alloca(R.I64, "tid")

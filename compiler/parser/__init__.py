@@ -17,14 +17,14 @@ from ..tokens import T, Token
 from .dump import dump
 from .expressions import _Expressions
 from .grammar import BUILTIN_GENERICS, COMPOSITE_TYPES, MAX_NESTING, NESTING_MESSAGE, OPERATOR_SYMBOLS
-from .prescan import _prescan
+from .prescan import ImportLine, _prescan, import_paths
 from .statements import _Statements
 from .stream import _Sync, _TokenStream
 from .toplevel import _TopLevel
 from .types import _Types
 
 __all__ = ["BUILTIN_GENERICS", "COMPOSITE_TYPES", "MAX_NESTING", "NESTING_MESSAGE", "OPERATOR_SYMBOLS",
-           "dump", "parse_expression", "parse_module"]
+           "declared_names", "dump", "import_paths", "parse_expression", "parse_module", "scan_imports"]
 
 # Python frames per nesting level are bounded (about 5 per block or bracket, 4 per type list), so with
 # every kind at its limit at one point the parser needs under 4000 frames; the default limit of 1000
@@ -55,6 +55,24 @@ def parse_module(tokens: list[Token], path: str, diags: Diagnostics,
                      BUILTIN_GENERICS | frozenset(known_generics) | generics, modules)
     with _recursion_limit():
         return parser.module()
+
+
+def declared_names(tokens: list[Token]) -> tuple[frozenset[str], frozenset[str]]:
+    """The type names (classes, aliases, opaque C types of protos) and generic names a module
+    declares, from its tokens alone: what its importers' parsers must know (Appendix A, 1)."""
+    types, generics, _ = _prescan(tokens)
+    return types, generics
+
+
+def scan_imports(source: str, path: str = "<source>") -> list[str]:
+    """The import paths (`a/b/c`) of a module's source, as the compiler will read them; lexical
+    errors are left for the compile to report."""
+    from ..lexer import tokenize
+    try:
+        tokens = tokenize(source, path, Diagnostics())
+    except CompileError:
+        return []
+    return ["/".join(line.parts) for line in import_paths(tokens)]
 
 
 def parse_expression(source: str, span: Span, diags: Diagnostics) -> ast.Expr:

@@ -1,5 +1,9 @@
-"""Parser pre-scan: the module's type names, generic functions and classes, and imported module names, read from its tokens before any body is parsed."""
+"""Parser pre-scan: the module's type names, generic functions and classes, imported module names
+and import paths, read from its tokens before any body is parsed. It is the one import scanner:
+nsm's build planner and the compiler's module loader both call `import_paths`."""
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from ..tokens import T, Token
 from .grammar import _LINE_END
@@ -114,3 +118,66 @@ def _generic_def_name(tokens: list[Token], i: int) -> str | None:
         return None
     name = tokens[k - 1]
     return name.text if name.kind is T.NAME else None
+
+
+class ImportLine(NamedTuple):
+    """One top-level import line: the module path, its first token (for diagnostics), the
+    name it binds (`import a.b as x`: x; `import a.b`: b) or, for `from`, the names listed."""
+    parts: tuple[str, ...]
+    token: Token
+    binding: str | None
+    names: tuple[str, ...]
+
+
+def import_paths(tokens: list[Token]) -> list[ImportLine]:
+    """The top-level `import a.b.c [as x]` and `from a/b import n, m` lines, in source order.
+    Lines that do not parse as imports are left to the parser to report."""
+    out: list[ImportLine] = []
+    n = len(tokens)
+    depth = 0
+    line_start = True
+    for i, t in enumerate(tokens):
+        k = t.kind
+        if k is T.INDENT:
+            depth += 1
+            continue
+        if k is T.DEDENT:
+            depth -= 1
+            continue
+        if k is T.NEWLINE:
+            line_start = True
+            continue
+        if not line_start or depth != 0:
+            line_start = False
+            continue
+        line_start = False
+        is_from = t.is_kw("from")
+        if not (is_from or t.is_kw("import")):
+            continue
+        parts: list[str] = []
+        j = i + 1
+        while j < n and tokens[j].kind is T.NAME:
+            parts.append(tokens[j].text)
+            if j + 2 < n and tokens[j + 1].is_op(".", "/") and tokens[j + 2].kind is T.NAME:
+                j += 2
+            else:
+                j += 1
+                break
+        if not parts:
+            continue
+        binding, names = None, []
+        if is_from:
+            if j < n and tokens[j].is_kw("import"):
+                j += 1
+                while j < n and tokens[j].kind is T.NAME:
+                    names.append(tokens[j].text)
+                    if j + 1 < n and tokens[j + 1].is_op(","):
+                        j += 2
+                    else:
+                        break
+        else:
+            binding = parts[-1]
+            if j + 1 < n and tokens[j].is_kw("as") and tokens[j + 1].kind is T.NAME:
+                binding = tokens[j + 1].text
+        out.append(ImportLine(tuple(parts), t, binding, tuple(names)))
+    return out

@@ -30,7 +30,7 @@ def _parse(log: Path) -> list[dict]:
 def run_mnist(compare: tuple[str, ...], epochs: int, threads: int, seed: int,
               models: list[str], out: str, echo=print) -> dict:
     """Run the chosen models for both systems; writes OUT/report.json and OUT/plot.png."""
-    from ..build.program import BuildError, build_program
+    from ..build.orchestrate import program
     from . import report
     bad = [m for m in models if m not in SETTINGS]
     if bad:
@@ -43,10 +43,7 @@ def run_mnist(compare: tuple[str, ...], epochs: int, threads: int, seed: int,
            "device": report.gpu_info(), "environment": report.environment(threads), "models": {}}
     for m in models:
         s = SETTINGS[m]
-        try:
-            exe = build_program(str(FROST / "examples" / s["example"]), release=True).exe
-        except BuildError as e:
-            raise NsmError(f"building {s['example']} failed:\n{e.message}") from None
+        exe = program(FROST / "examples" / s["example"], release=True)
         res = {}
         echo(f"frost: {m}, {epochs} epochs at batch {s['batch']}")
         args = [f"epochs={epochs}", f"seed={seed}", f"batch={s['batch']}"]

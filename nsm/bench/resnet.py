@@ -153,12 +153,9 @@ def run(o: Options, echo=print) -> dict:
     echo(f"data: {files.description}")
     echo(f"device: {gpu['note']}")
 
-    from ..build.program import BuildError, build_program
+    from ..build.orchestrate import program
     t0 = time.perf_counter()
-    try:
-        built = build_program(str(DRIVER), release=True)
-    except BuildError as e:
-        raise NsmError(f"building the Frost driver failed:\n{e.message}") from None
+    exe = program(DRIVER, release=True)
     compile_s = time.perf_counter() - t0
     env = dict(os.environ, OMP_NUM_THREADS=str(o.threads), NEVE_KERNEL_THREADS=str(o.threads))
     # Spinning OpenMP workers fight the Neve kernel pool (and other users) for these 2 cores:
@@ -169,7 +166,7 @@ def run(o: Options, echo=print) -> dict:
         (out / stale).unlink(missing_ok=True)
     echo(f"frost: {o.model}, {o.warmup} warm-up + {o.steps} steps at batch {o.batch}, "
          f"{o.threads} threads")
-    rc, wall, rss = run_process([str(built.exe), str(out / "config.txt")], env, out / "frost.log")
+    rc, wall, rss = run_process([str(exe), str(out / "config.txt")], env, out / "frost.log")
     if rc != 0 or not (out / "frost.json").exists():
         raise _fail_log("the Frost run", out / "frost.log")
     results = {"frost": dict(json.loads((out / "frost.json").read_text()), peak_rss_bytes=rss,

@@ -19,7 +19,17 @@ from .. import paths
 
 def units_dir() -> Path:
     """The store's folder: $NEVE_HOME/cache/units/."""
-    return paths.cache_dir() / "units"
+    return paths.units_cache_dir()
+
+
+def compiler_version() -> str:
+    """Hash of the compiler's own sources, so any change to it invalidates compiled units."""
+    root = paths.toolchain_root() / "compiler"
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*.py")):
+        h.update(p.relative_to(root).as_posix().encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def key_of(parts: list[bytes]) -> str:

@@ -32,11 +32,12 @@ def _recv_all(conn: socket.socket) -> bytes:
 
 
 def _serve_one(conn: socket.socket) -> None:
+    from compiler.imports import ImportMap
     from compiler.unit import compile_unit
     req = json.loads(_recv_all(conn))     # the client shuts its write side after the request
     os.chdir(req["cwd"])
     res = compile_unit([Path(s) for s in req["sources"]], Path(req["nvi_dir"]),
-                       release=req["release"])
+                       ImportMap.read(Path(req["imports"])), release=req["release"])
     enc = lambda d: {k: base64.b64encode(v).decode() for k, v in d.items()}  # noqa: E731
     conn.sendall(json.dumps({"ok": res.ok, "exit_code": res.exit_code,
                              "diagnostics": res.diagnostics, "objects": enc(res.objects),
@@ -75,14 +76,15 @@ def serve(path: str) -> None:
         conn.close()
 
 
-def request(path: str, cwd: str, sources: list[str], nvi_dir: str, release: bool) -> dict | None:
+def request(path: str, cwd: str, sources: list[str], nvi_dir: str, imports: str,
+            release: bool) -> dict | None:
     """Ask the server at `path` to compile a unit; the decoded answer (bytes values for
     objects and interfaces), or None when there is no server or it failed."""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.connect(path)
             s.sendall(json.dumps({"cwd": cwd, "sources": sources, "nvi_dir": nvi_dir,
-                                  "release": release}).encode())
+                                  "imports": imports, "release": release}).encode())
             s.shutdown(socket.SHUT_WR)
             data = _recv_all(s)
         ans = json.loads(data)

@@ -1,25 +1,24 @@
 """The build graph of a package: Neve modules and their imports, build units (a module, or an
-import cycle: LANGUAGE.md 13.4), native libraries and executables.
+import cycle: LANGUAGE.md 13.4), native libraries and executables, and the import map the
+compiler is fed (compiler/imports.py).
 
-Imports are found by a line scan (top-level `import`/`from` lines, column 0) and resolved with
-the compiler's own search order (compiler.modules.candidates), so the graph and the compiler
-agree; the scan result is remembered per content hash in the FileDB.
+Imports are found by the parser's own pre-scan (compiler.parser.scan_imports) and resolved once,
+here, in the search order of nsm.project; the scan result is remembered per content hash in the
+FileDB.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import project
 from .stamps import FileDB
-
-_IMPORT = re.compile(r"^(?:import|from)[ \t]+([A-Za-z_]\w*(?:[./][A-Za-z_]\w*)*)", re.M)
 
 
 @dataclass(eq=False)
 class ModuleNode:
     path: Path                       # resolved source path
-    key: str                         # stable module key (compiler.unit.stable_module_key)
+    key: str                         # stable module key (nsm.project.module_key)
     package: Path | None             # package root
     imports: list["ModuleNode"] = field(default_factory=list)
     extra_inputs: list[str] = field(default_factory=list)   # generated files it reads
@@ -51,32 +50,30 @@ class Graph:
     units: list[Unit]                 # dependencies first
     executables: list[Executable]
     natives: dict[Path, object]       # package root -> NativeSpec, for packages with [native]
-
-
-def scan_imports(text: str) -> list[str]:
-    """The import paths of a module's top-level `import`/`from` lines, as `a/b/c` (8)."""
-    return [m.replace(".", "/") for m in _IMPORT.findall(text)]
+    imports: object = None            # the ImportMap of every module in the graph
 
 
 class Planner:
-    """Finds every module reachable from the roots and groups them into units."""
+    """Finds every module reachable from the roots, resolving each import once, and groups
+    them into units."""
 
     def __init__(self, db: FileDB, root_file: Path) -> None:
-        from compiler import modules as M
-        from compiler.unit import stable_module_key
-        self.M = M
-        self.key_of = stable_module_key
+        from compiler.imports import ModuleEntry
+        project.reset()
+        self.Entry = ModuleEntry
         self.db = db
         self.root_file = root_file          # picks installed versions through its package's lock
         self.natives: dict[Path, object] = {}
         self.nodes: dict[Path, ModuleNode] = {}
-        self.std = self.node(M.package_entry(M.bundled_root() / "std").resolve())
+        self.entries: dict[str, object] = {}     # real path -> compiler.imports.ModuleEntry
+        self.std_path = project.resolved(project.std_entry())
+        self.std = self.node(self.std_path)
 
     def node(self, path: Path) -> ModuleNode:
         """The node of the module at `path`, with every module it reaches (iteratively: an
         import chain may be thousands of modules long)."""
         first = self._new(path)
-        todo = [first]
+        todo = [first] if str(first.path) not in self.entries else []
         while todo:
             n = todo.pop()
             for p in self._imports_of(n):
@@ -88,11 +85,12 @@ class Planner:
         return first
 
     def _new(self, path: Path) -> ModuleNode:
-        path = path.resolve()
+        path = project.resolved(path)
         if path in self.nodes:
             return self.nodes[path]
         generated = path.name == "bindings.nv" and path.parent.name == "native"
-        n = ModuleNode(path, self.key_of(path), self.M.package_root(path), generated=generated)
+        n = ModuleNode(path, project.module_key(path), project.package_root(path),
+                       generated=generated)
         self.nodes[path] = n
         if not generated:
             bindings = self._bindings_of(path)
@@ -111,13 +109,15 @@ class Planner:
 
     def _bindings_of(self, entry: Path) -> Path | None:
         """bindings.nv merged into `entry` when it is the entry module of a native package."""
-        pkg = self.M.package_root(entry)
+        pkg = project.package_root(entry)
         spec = self.native(pkg)
-        if spec is not None and self.M.package_entry(pkg).resolve() == entry:
+        if spec is not None and project.resolved(project.package_entry(pkg)) == entry:
             return spec.bindings
         return None
 
     def _imports_of(self, n: ModuleNode) -> list[Path]:
+        """The modules `n` imports (the std first), recording its import-map entry."""
+        from compiler.parser import scan_imports
         s = str(n.path)
         specs = None if n.generated else self.db.fact(s, "imports")
         if specs is None or not self.db.unchanged(s):
@@ -126,32 +126,45 @@ class Planner:
             else:
                 self.db.digest(s)
                 try:
-                    specs = scan_imports(n.path.read_text(errors="replace"))
+                    specs = scan_imports(n.path.read_bytes().decode("utf-8", "replace"), s)
                 except OSError:
                     specs = []
                 self.db.set_fact(s, "imports", specs)
+        bindings = None if n.generated else self._bindings_of(n.path)
+        entry = self.Entry(n.key, bindings=str(bindings) if bindings else None)
+        self.entries[s] = entry
         out: list[Path] = []
-        if n.path != self._std_path():
-            out.append(self._std_path())
+        if n.path != self.std_path:
+            out.append(self.std_path)
         for spec in specs:
-            found = self.resolve(n.path, tuple(spec.split("/")))
-            if found is not None and found != n.path:
+            if spec in entry.imports:
+                continue
+            found, tried = self.resolve(n.path, tuple(spec.split("/")))
+            entry.imports[spec] = str(found) if found is not None else None
+            if found is None:
+                entry.tried[spec] = tried
+            elif found != n.path:
                 out.append(found)
         return out
 
-    def _std_path(self) -> Path:
-        return self.M.package_entry(self.M.bundled_root() / "std").resolve()
-
-    def resolve(self, importer: Path, parts: tuple[str, ...]) -> Path | None:
-        for c in self.M.candidates(importer, parts, self.root_file):
+    def resolve(self, importer: Path, parts: tuple[str, ...]) -> tuple[Path | None, list[str]]:
+        """The real path `import a/b` in `importer` names, or None with the candidates tried."""
+        tried = []
+        for c in project.candidates(importer, parts, self.root_file):
+            tried.append(str(c))
             if c.is_file():
-                return c.resolve()
-            pkg = self.M.package_root(c) if c.parent.exists() else None
+                return project.resolved(c), tried
+            pkg = project.package_root(c) if c.parent.exists() else None
             spec = self.native(pkg)
-            if spec is not None and self.M.package_entry(pkg).resolve() == c.resolve():
-                return spec.bindings.resolve()           # a package of bindings only
-            self.db.watch(str(c.resolve()))      # created later, it changes the import
-        return None
+            if spec is not None and project.resolved(project.package_entry(pkg)) == project.resolved(c):
+                return project.resolved(spec.bindings), tried      # a package of bindings only
+            self.db.watch(str(project.resolved(c)))      # created later, it changes the import
+        return None, tried
+
+    def import_map(self):
+        """The compiler's ImportMap for every module planned so far."""
+        from compiler.imports import ImportMap
+        return ImportMap(str(self.std_path), dict(self.entries))
 
 
 def plan(db: FileDB, roots: list[tuple[str, str, Path]], root_file: Path,
@@ -191,4 +204,5 @@ def plan(db: FileDB, roots: list[tuple[str, str, Path]], root_file: Path,
             todo += u.deps
         exes.append(Executable(name, kind, start, [u for u in units if id(u) in seen_u]))
     natives = {pkg: p.native(pkg) for pkg in {m.package for m in order if m.package}}
-    return Graph(p.nodes, units, exes, {k: v for k, v in natives.items() if v is not None})
+    return Graph(p.nodes, units, exes, {k: v for k, v in natives.items() if v is not None},
+                 p.import_map())

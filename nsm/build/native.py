@@ -14,12 +14,11 @@ In include, cflags, libs and ldflags, `{prefix}` is the Python environment nsm r
 wheels such as onednn-devel put `include/` and `lib/`) and `{site}` its site-packages folder.
 
 Outputs: `lib<name>.so` and `bindings.nv` in `<root>/build/native/` (for the bundled packages,
-a folder of $NEVE_HOME's cache: compiler.modules.native_build_dir).
+a folder of $NEVE_HOME's cache: nsm.project.native_build_dir).
 """
 from __future__ import annotations
 
 import glob
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,9 +60,8 @@ class NativeSpec:
 
 
 def native_dir(root: Path) -> Path:
-    """Where the native part of the package at `root` is built (compiler.modules decides,
-    so the compiler finds the bindings where the build writes them)."""
-    from compiler.modules import native_build_dir
+    """Where the native part of the package at `root` is built."""
+    from ..project import native_build_dir
     return native_build_dir(root)
 
 
@@ -79,17 +77,13 @@ def _strings(where: str, table: dict, key: str) -> list[str]:
     return [x.replace("{prefix}", sys.prefix).replace("{site}", site) for x in v]
 
 
-def spec_of(root: Path, data: dict | None = None) -> NativeSpec | None:
-    """The native spec of the package at `root` (its manifest already parsed as `data`, or
-    read here); None when it has no `[native]` table. NsmError for an invalid table or a
-    source glob matching nothing."""
-    where = str(root / "neve.toml")
-    if data is None:
-        try:
-            data = tomllib.loads((root / "neve.toml").read_text())
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-            raise NsmError(f"cannot read {where}: {e}")
-    table = data.get("native")
+def spec_of(root: Path) -> NativeSpec | None:
+    """The native spec of the package at `root` (from its validated manifest); None when it
+    has no `[native]` table. NsmError for an invalid table or a source glob matching nothing."""
+    from ..project import manifest
+    m = manifest(root)
+    where = str(m.path)
+    table = m.native
     if table is None:
         return None
     if not isinstance(table, dict):
@@ -98,7 +92,7 @@ def spec_of(root: Path, data: dict | None = None) -> NativeSpec | None:
     if unknown:
         raise NsmError(f"{where}: [native] has unknown key '{sorted(unknown)[0]}'",
                        "keys are " + ", ".join(sorted(_KEYS)))
-    name = data.get("package", {}).get("name", root.name)
+    name = m.name
 
     def expand(key: str, default: list[str]) -> list[Path]:
         out: list[Path] = []

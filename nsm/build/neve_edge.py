@@ -3,6 +3,8 @@
     python -m nsm.build.neve_edge --build-dir D --cv VERSION [--release]
         [--import KEY]... --keys KEY,... --depfile F -- SRC...
 
+The compiler is fed D/imports.json, the import map the planner wrote.
+
 Looks the unit up in the content-addressed store first (nsm.build.cas), so a unit already
 compiled anywhere with the same inputs costs a copy; otherwise asks the build's warm compile
 server (nsm.build.compile_server, $NSM_COMPILE_SERVER), or compiles in this process. Outputs `D/obj/<key>.o` and
@@ -39,15 +41,17 @@ def _args(argv: list[str]) -> dict:
     return opts
 
 
-def _compile(srcs: list[Path], nvi_dir: Path, release: bool) -> dict:
+def _compile(srcs: list[Path], nvi_dir: Path, imports: Path, release: bool) -> dict:
     server = os.environ.get("NSM_COMPILE_SERVER")
     if server:
         from .compile_server import request
-        ans = request(server, os.getcwd(), [str(s) for s in srcs], str(nvi_dir), release)
+        ans = request(server, os.getcwd(), [str(s) for s in srcs], str(nvi_dir), str(imports),
+                      release)
         if ans is not None:
             return ans
+    from compiler.imports import ImportMap
     from compiler.unit import compile_unit
-    res = compile_unit(srcs, nvi_dir, release=release)
+    res = compile_unit(srcs, nvi_dir, ImportMap.read(imports), release=release)
     return {"ok": res.ok, "exit_code": res.exit_code, "diagnostics": res.diagnostics,
             "objects": res.objects, "interfaces": res.interfaces,
             "interfaces_read": res.interfaces_read}
@@ -71,7 +75,8 @@ def main(argv: list[str]) -> int:
     key = cas.key_of(parts)
     hit = cas.lookup(key)
     if hit is None:
-        res = _compile(srcs, nvi_dir, o["release"])
+        from .. import paths
+        res = _compile(srcs, nvi_dir, paths.import_map_file(build), o["release"])
         if not res["ok"]:
             sys.stderr.write(res["diagnostics"])
             return res["exit_code"] or 1

@@ -1,9 +1,12 @@
-"""`nsm build`: plan the package's build graph, write `build.ninja`, let ninja do the work.
+"""`nsm build` and `nsm run`: plan the build graph, write `build.ninja` and the import map, let
+ninja do the work. One path for packages and for files run alone.
 
-Outputs go to `<package>/build/<profile>/` (profile `debug` or `release`): `obj/`, `nvi/`,
-`stamps/`, `bin/<name>`, `tests/<name>`, and `.nsm/` (the FileDB and the last plan). A build
-whose every recorded file keeps its stat tuple skips planning entirely and only asks ninja,
-which is what keeps a no-op build near ninja's own time.
+Outputs go to the build folder (nsm.paths: `<package>/build/<profile>/`, or for a file outside
+every package `$NEVE_HOME/cache/programs/<name>-<hash>/<profile>/`): `obj/`, `nvi/`, `stamps/`,
+`imports.json`, `bin/<name>`, `tests/<name>`, `run/<file>-<hash>` (files run with `nsm run FILE`)
+and `.nsm/` (the FileDB and the last plan). A build whose every recorded file keeps its stat
+tuple skips planning entirely and only asks ninja, which keeps a no-op build near ninja's own
+time; `nsm run FILE` then skips ninja too when that file's executable was built by this plan.
 """
 from __future__ import annotations
 
@@ -15,10 +18,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import paths
 from ..errors import NsmError
 from .stamps import FileDB, stamp, write_if_changed
 
-PLAN_VERSION = 1
+PLAN_VERSION = 2
 STATUS = "@@nsm "
 
 
@@ -43,50 +47,64 @@ class Context:
     natives: dict = field(default_factory=dict)
 
     def obj(self, m) -> str:
-        return str(self.build_dir / "obj" / f"{m.key}.o")
+        return str(paths.build_file(self.build_dir, "obj", m.key))
 
     def nvi(self, m) -> str:
-        return str(self.build_dir / "nvi" / f"{m.key}.nvi")
+        return str(paths.build_file(self.build_dir, "nvi", m.key))
 
     def stamp(self, m) -> str:
-        return str(self.build_dir / "stamps" / f"{m.key}.stamp")
+        return str(paths.build_file(self.build_dir, "stamps", m.key))
 
 
-def build_dir_of(root: Path, release: bool) -> Path:
-    return root / "build" / ("release" if release else "debug")
+@dataclass(frozen=True)
+class Target:
+    """What a build is asked for: the package at `root` (None: a file outside every package,
+    alone in its own build folder), with `tests` its tests/*.nv, and `scripts`, files run with
+    `nsm run FILE` (linked on request only, never default targets)."""
+    root: Path | None
+    release: bool = False
+    tests: bool = False
+    scripts: tuple[Path, ...] = ()
+
+    @property
+    def build_dir(self) -> Path:
+        if self.root is None:
+            return paths.script_build_dir(self.scripts[0], self.release)
+        return paths.package_build_dir(self.root, self.release)
+
+    @property
+    def cwd(self) -> Path:
+        """Where compiles run, so diagnostics name files as the user does."""
+        return self.root if self.root is not None else self.scripts[0].parent
 
 
-def _targets_wanted(root: Path, tests: bool) -> tuple[list[tuple[str, str, Path]], list[Path]]:
-    """Executables ((name, kind, root module)) and library entry modules of the package."""
-    import tomllib
-    from compiler.modules import module_root, package_entry
-    try:
-        data = tomllib.loads((root / "neve.toml").read_text())
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
-        raise NsmError(f"cannot read {root / 'neve.toml'}: {e}")
-    name = data.get("package", {}).get("name", root.name)
-    exes: list[tuple[str, str, Path]] = []
-    bins = data.get("bin", [])
-    if not isinstance(bins, list) or not all(isinstance(b, dict) and isinstance(b.get("path"), str)
-                                             for b in bins):
-        raise NsmError(f"{root / 'neve.toml'}: [[bin]] entries need a path",
-                       '[[bin]]\nname = "tool"\npath = "src/tool.nv"')
-    for b in bins:
-        p = root / b["path"]
+def _targets_wanted(target: Target, bdir: Path) -> tuple[list[tuple[str, str, Path, Path]], list[Path]]:
+    """Executables ((name, kind, root module, output)) and library entry modules."""
+    from .. import project
+    exes: list[tuple[str, str, Path, Path]] = []
+    for s in target.scripts:
+        exes.append((str(s), "run", s, paths.script_executable(bdir, s)))
+    root = target.root
+    if root is None:
+        return exes, []
+    m = project.manifest(root)
+    for b in m.bins:
+        p = root / b.path
         if not p.is_file():
-            raise NsmError(f"{root / 'neve.toml'}: [[bin]] path '{b['path']}' does not exist")
-        exes.append((str(b.get("name") or p.stem), "bin", p.resolve()))
-    if not bins and (module_root(root) / "main.nv").is_file():
-        exes.append((name, "bin", (module_root(root) / "main.nv").resolve()))
-    if tests and (root / "tests").is_dir():
+            raise NsmError(f"{m.path}: [[bin]] path '{b.path}' does not exist")
+        exes.append((b.name, "bin", p.resolve(), bdir / "bin" / b.name))
+    main = project.module_root(root) / "main.nv"
+    if not m.bins and main.is_file():
+        exes.append((m.name, "bin", main.resolve(), bdir / "bin" / m.name))
+    if target.tests and (root / "tests").is_dir():
         for t in sorted((root / "tests").glob("*.nv")):
-            exes.append((t.stem, "test", t.resolve()))
-    libs = [package_entry(root).resolve()] if package_entry(root).is_file() else []
+            exes.append((t.stem, "test", t.resolve(), bdir / "tests" / t.stem))
+    entry = project.package_entry(root)
+    libs = [entry.resolve()] if entry.is_file() else []
     return exes, libs
 
 
 def _toolchain_files() -> list[str]:
-    from .. import paths
     root = paths.toolchain_root()
     out = []
     for sub in ("compiler", "runtime_cpp", "nsm/build"):
@@ -96,23 +114,24 @@ def _toolchain_files() -> list[str]:
     return sorted(out)
 
 
-def plan_and_write(root: Path, bdir: Path, release: bool, tests: bool, db: FileDB,
-                   ran: list[str], verbose: bool = False) -> dict:
-    """Plan the graph, write stamps and build.ninja; return the plan record. Native parts
-    are built on the way (their steps appended to `ran`)."""
+def plan_and_write(target: Target, bdir: Path, db: FileDB, ran: list[str],
+                   verbose: bool = False) -> dict:
+    """Plan the graph, write stamps, the import map and build.ninja; return the plan record.
+    Native parts are built on the way (their steps appended to `ran`)."""
     from . import graph as G
     from .ninja_file import LINK, link_edge, render
     from .plugins import load_plugins
     from .runtime import ensure_runtime
-    exes, libs = _targets_wanted(root, tests)
-    anchor = exes[0][2] if exes else (libs[0] if libs else root / "neve.toml")
-    g = G.plan(db, exes, anchor, libs)
-    ctx = Context(root, bdir, release, g, g.natives)
+    exes, libs = _targets_wanted(target, bdir)
+    anchor = exes[0][2] if exes else (libs[0] if libs else target.root / "neve.toml")
+    g = G.plan(db, [(n, k, r) for n, k, r, _ in exes], anchor, libs)
+    ctx = Context(target.cwd, bdir, target.release, g, g.natives)
     for m in g.modules.values():
         if not m.generated:
             d = db.digest(str(m.path))
             if d is not None:
                 stamp(bdir / "stamps", m.key, d)
+    write_if_changed(paths.import_map_file(bdir), g.imports.to_json().encode())
     rt = ensure_runtime()
     native_args, native_libs = {}, {}
     for pkg, spec in g.natives.items():      # built first, by its own ninja file
@@ -122,7 +141,9 @@ def plan_and_write(root: Path, bdir: Path, release: bool, tests: bool, db: FileD
             db.watch(str(src.parent))         # a new file may now match a source glob
     rules, edges, extra_outputs = [LINK], [], []
     extra_objects: dict[Path, list[str]] = {}      # objects of other plug-ins, per package
-    packages = sorted({m.package for m in g.modules.values() if m.package is not None})
+    packages = sorted({m.package for m in g.modules.values() if m.package is not None}, key=str)
+    if any(m.package is None for m in g.modules.values()):
+        packages.append(None)                 # files outside every package
     for name, plugin in load_plugins().items():
         if name == "cxx":                     # native parts: above
             continue
@@ -137,44 +158,107 @@ def plan_and_write(root: Path, bdir: Path, release: bool, tests: bool, db: FileD
                 native_args.setdefault(pkg, []).extend(products.link_args)
                 native_libs.setdefault(pkg, []).extend(products.libraries)
     defaults, executables = list(extra_outputs), {}
+    wanted: set[int] = set()
+    for ex in g.executables:
+        if ex.kind != "run":
+            wanted |= {id(u) for u in ex.units}
+    for lib in libs:
+        wanted |= {id(u) for u in g.units if any(m.path == lib for m in u.modules)}
     for u in g.units:
-        defaults += [ctx.obj(m) for m in u.modules]
-    for name, kind, _ in exes:
+        if id(u) in wanted:
+            defaults += [ctx.obj(m) for m in u.modules]
+    for name, kind, _, out in exes:
         ex = next(x for x in g.executables if x.name == name and x.kind == kind)
-        out = str(bdir / ("bin" if kind == "bin" else "tests") / name)
         reached = {m.package for u in ex.units for m in u.modules}
         objs = [ctx.obj(m) for u in ex.units for m in u.modules]
-        objs += [o for p in sorted(reached & set(extra_objects)) for o in extra_objects[p]]
+        objs += [o for p in sorted(reached & set(extra_objects), key=str) for o in extra_objects[p]]
         pk = [p for p in native_args if p in reached]
-        edges.append(link_edge(out, objs, str(rt.lib), rt.link_args,
+        edges.append(link_edge(str(out), objs, str(rt.lib), rt.link_args,
                                [a for p in pk for a in native_args[p]],
                                [a for p in pk for a in native_libs[p]]))
-        defaults.append(out)
-        executables[f"{kind}:{name}"] = out
+        if kind != "run":
+            defaults.append(str(out))
+        executables[f"{kind}:{name}"] = str(out)
     write_if_changed(bdir / "build.ninja", render(rules, edges, defaults).encode())
     keep = {str(m.path) for m in g.modules.values()}
-    for f in [str(root / "neve.toml"), str(root / "neve.lock"), *_toolchain_files()]:
+    watched = [*_toolchain_files(), str(paths.global_lock_file())]
+    if target.root is not None:
+        watched += [str(target.root / "neve.toml"), str(target.root / "neve.lock")]
+    for f in watched:
         db.digest(f)
         keep.add(f)
     for p, rec in list(db.files.items()):
         if rec.get("absent") or (rec.get("stat") and "sha" not in rec):
             keep.add(p)                   # watched candidates and folders stay watched
-    for d in {str(m.path.parent) for m in g.modules.values()} | {str(root / "tests")}:
+    folders = {str(m.path.parent) for m in g.modules.values()}
+    if target.root is not None:
+        folders.add(str(target.root / "tests"))
+    for d in folders:
         db.watch(d)
         keep.add(d)
     db.prune(keep)
-    return {"version": PLAN_VERSION, "release": release, "tests": tests,
+    return {"version": PLAN_VERSION, "release": target.release, "tests": target.tests,
+            "scripts": sorted(str(s) for s in target.scripts),
             "executables": executables,
-            "native": [str(spec.out_dir) for pkg, spec in g.natives.items() if pkg == root]}
+            "native": [str(spec.out_dir) for pkg, spec in g.natives.items() if pkg == target.root]}
 
 
 def build_package(root: Path, *, release: bool = False, tests: bool = False,
                   verbose: bool = False) -> BuildResult:
     """Build the package at `root` (its executables, its library modules, with `tests` its
     tests/*.nv programs). Never raises for compile errors: see BuildResult.ok/output."""
+    return build(Target(root.resolve(), release, tests), verbose=verbose)
+
+
+def build_file(file: Path, *, release: bool = False, verbose: bool = False) -> tuple[BuildResult, Path]:
+    """Build the program whose root module is `file` (`nsm run FILE`), in its package's build
+    folder when it lies inside a package (LANGUAGE.md 8), else in an anonymous package's;
+    return the result and the executable's path."""
+    from .. import project
+    real = Path(file).resolve()
+    if not real.is_file():
+        why = "is a folder" if real.is_dir() else "No such file or directory"
+        return BuildResult(False, output=f"error: cannot read {file}: {why}\n", exit_code=1), real
+    root = project.package_root(real)
+    target = Target(root, release, False, (real,))
+    res = build(target, verbose=verbose, only=str(real))
+    return res, Path(res.executables.get(f"run:{real}", paths.script_executable(target.build_dir, real)))
+
+
+def program(file: Path, *, release: bool = False, verbose: bool = False) -> Path:
+    """The up-to-date executable of the program rooted at `file`; NsmError with the
+    compilers' messages when it does not build."""
+    res, exe = build_file(file, release=release, verbose=verbose)
+    if not res.ok:
+        raise NsmError(f"building {file} failed:\n{res.output.rstrip()}")
+    return exe
+
+
+def import_map_for(file: Path, verbose: bool = False):
+    """The import map of the program rooted at `file`, for a whole-program compile (`nsm check`,
+    `--emit`), with the native parts it reaches built first: the compiler reads their bindings."""
+    from .graph import Planner
+    from .native import ensure_native
+    p = Planner(FileDB(), Path(file).resolve())
+    p.node(Path(file))
+    for spec in [s for s in p.natives.values() if s is not None]:
+        ensure_native(spec.root, verbose)
+    return p.import_map()
+
+
+def whole_program(file, **kw):
+    """compiler.driver.compile_file for the program rooted at `file`, fed its import map (the
+    whole-program compile behind `nsm check` and `--emit`); NsmError for a bad manifest or a
+    native part that does not build."""
+    from compiler.driver import compile_file
+    return compile_file(str(file), import_map_for(Path(file)), **kw)
+
+
+def build(target: Target, *, verbose: bool = False, only: str | None = None) -> BuildResult:
+    """Plan (unless nothing recorded changed) and run ninja for `target`. With `only` (a script's
+    real path), build just that program, keeping the scripts the plan already knows."""
     t0 = time.perf_counter()
-    root = root.resolve()
-    bdir = build_dir_of(root, release)
+    bdir = target.build_dir
     meta = bdir / ".nsm"
     meta.mkdir(parents=True, exist_ok=True)
     db = FileDB(meta / "files.json")
@@ -182,13 +266,25 @@ def build_package(root: Path, *, release: bool = False, tests: bool = False,
         plan = json.loads((meta / "plan.json").read_text())
     except (OSError, ValueError):
         plan = None
+    known = set(plan.get("scripts", [])) if isinstance(plan, dict) else set()
+    if target.root is not None:              # a package's build keeps the files run in it
+        scripts = {str(s) for s in target.scripts} | {s for s in known if Path(s).is_file()}
+        target = Target(target.root, target.release, target.tests or bool(
+            plan and plan.get("tests") and only), tuple(Path(s) for s in sorted(scripts)))
     fresh = (plan is not None and plan.get("version") == PLAN_VERSION and
-             plan.get("tests") == tests and (bdir / "build.ninja").is_file() and
-             db.all_unchanged())
+             plan.get("tests") == target.tests and
+             set(plan.get("scripts", [])) == {str(s) for s in target.scripts} and
+             (bdir / "build.ninja").is_file() and db.all_unchanged())
+    exe = plan.get("executables", {}).get(f"run:{only}") if fresh and only else None
+    if exe and (meta / "built").is_file() and only in _built(meta) and Path(exe).is_file():
+        res = BuildResult(True, executables={k: Path(v) for k, v in plan["executables"].items()})
+        res.seconds = time.perf_counter() - t0
+        return res
     ran: list[str] = []
     try:
         if not fresh:
-            plan = plan_and_write(root, bdir, release, tests, db, ran, verbose)
+            (meta / "built").unlink(missing_ok=True)
+            plan = plan_and_write(target, bdir, db, ran, verbose)
             db.save()
             write_if_changed(meta / "plan.json", json.dumps(plan, sort_keys=True).encode())
         else:
@@ -199,17 +295,35 @@ def build_package(root: Path, *, release: bool = False, tests: bool = False,
                 ran += r.ran
     except NsmError as e:
         return BuildResult(False, output=e.render(), exit_code=1)
+    goals = [plan["executables"][f"run:{only}"]] if only else []
+    env = {"NSM_CWD": str(Path.cwd())}
     if fresh:
-        res = run_ninja(bdir, verbose)
+        res = run_ninja(bdir, verbose, goals, env)
     else:                                  # something changed: edges will likely compile
         from .compile_server import Server
         with Server() as server:
-            res = run_ninja(bdir, verbose, env=server.env)
+            res = run_ninja(bdir, verbose, goals, env={**env, **server.env})
+    if res.ok and only:
+        _mark_built(meta, only)
     res.ran[:0] = ran
     res.planned = not fresh
     res.executables = {k: Path(v) for k, v in plan["executables"].items()}
     res.seconds = time.perf_counter() - t0
     return res
+
+
+def _built(meta: Path) -> set[str]:
+    """Scripts whose executable the current plan has built (cleared at every re-plan)."""
+    try:
+        return set((meta / "built").read_text().splitlines())
+    except OSError:
+        return set()
+
+
+def _mark_built(meta: Path, script: str) -> None:
+    done = _built(meta)
+    if script not in done:
+        write_if_changed(meta / "built", "\n".join(sorted(done | {script})).encode() + b"\n")
 
 
 def run_ninja(bdir: Path, verbose: bool = False, targets: list[str] = (),

@@ -282,6 +282,7 @@ void nv_cuda_copy(void* dst, const void* src, int64_t bytes) {
 void nv_cuda_launch(const nv_kernel* k, void** args, const int64_t grid[3],
                     const int64_t block[3], int64_t smem, const char* site) {
     need_active("launch");
+    site = rt_shown_path(site);
     const char* at = site ? site : "?";
     if (!k->ptx || !*k->ptx)   // the compiler leaves "" and the reason in entry (neve_rt.h)
         rt_panicf("kernel '%s' has no GPU code (%s); NEVE_DEVICE=cpu runs it on the CPU",

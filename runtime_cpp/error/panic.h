@@ -14,3 +14,10 @@
 
 // SIGSEGV/SIGBUS handlers on an alternate stack (stack overflow detection); called by nv_init.
 void rt_signals_init();
+
+// Source paths in the program (function infos, thread origins, launch sites) are absolute, so
+// one object serves every build and working directory; reports name them relative to the
+// working directory the program started in when they lie under it. rt_paths_init records it
+// (nv_init); rt_shown_path returns a pointer into `path` (no allocation: signal-safe).
+void rt_paths_init();
+const char* rt_shown_path(const char* path);

@@ -52,7 +52,7 @@ struct ErrOut {
     }
     // FILE:LINE:COL of a frame's current site
     void loc(const NvFrame* f) {
-        put(f->fn && f->fn->file ? f->fn->file : "?");
+        put(f->fn && f->fn->file ? rt_shown_path(f->fn->file) : "?");
         if (f->site == 0) return;   // no site recorded yet in this frame: the file alone
         put(":");
         num(f->site >> 32);
@@ -70,9 +70,26 @@ struct ErrOut {
 
 ErrOut g_err;
 std::atomic<int> g_dying{0};
+char g_cwd[4096];
+size_t g_cwd_len = 0;
 __thread int t_dying __attribute__((tls_model("initial-exec")));
 
 }  // namespace
+
+void rt_paths_init() {
+    if (getcwd(g_cwd, sizeof g_cwd - 1)) {
+        g_cwd_len = strlen(g_cwd);
+        if (g_cwd_len > 1) g_cwd[g_cwd_len++] = '/';   // "/" itself already ends in one
+        g_cwd[g_cwd_len] = 0;
+    }
+}
+
+const char* rt_shown_path(const char* path) {
+    if (path && g_cwd_len && strncmp(path, g_cwd, g_cwd_len) == 0 && path[g_cwd_len]) {
+        return path + g_cwd_len;
+    }
+    return path;
+}
 
 __thread const char* rt_thread_origin __attribute__((tls_model("initial-exec")));
 

@@ -142,6 +142,7 @@ void run_on_cpu(const nv_kernel* k, void** args, const int64_t grid[3], const in
 
 extern "C" void nv_launch(const nv_kernel* k, void** args, const int64_t grid[3],
                           const int64_t block[3], int64_t smem, const char* site) {
+    site = rt_shown_path(site);
     for (int i = 0; i < 3; i++)
         if (block[i] < 1)
             rt_panicf("block dimensions %lld x %lld x %lld: each must be at least 1",

@@ -14,6 +14,7 @@ extern "C" void nv_init(int argc, char** argv) {
     if (done) return;
     done = true;
     rt_time_init();
+    rt_paths_init();
     rt_gc_init();
     rt_stdout_init();
     rt_argv_init(argc, argv);

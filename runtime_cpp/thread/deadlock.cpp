@@ -175,7 +175,7 @@ void rt_wait_commit(RtThread* me, int32_t what, const char* detail) {
     me->wait_what = what;
     me->wait_detail = detail;
     const NvFrame* f = nv_top_frame;
-    me->wait_file = f && f->fn ? f->fn->file : nullptr;
+    me->wait_file = f && f->fn ? rt_shown_path(f->fn->file) : nullptr;
     me->wait_site = f ? f->site : 0;
     if (!me->counted) return;
     uint64_t v = rt_dl_counts.fetch_add(1, std::memory_order_seq_cst) + 1;

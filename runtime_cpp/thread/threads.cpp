@@ -240,6 +240,7 @@ void nv_spawn(void (*body)(void*), void* env, int64_t tid, int64_t tN, int32_t d
     RtThread* rec = rt_thread_alloc();
     rec->tid = tid;
     rec->kind = kind;
+    origin = rt_shown_path(origin);
     rec->origin = origin;
     {
         const char* o = origin ? origin : "?";

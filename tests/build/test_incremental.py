@@ -34,8 +34,8 @@ OTHER = """def str greet()
 
 
 def key(pkg: Package, mod: str) -> str:
-    from compiler.unit import stable_module_key
-    return stable_module_key(pkg.root / "src" / f"{mod}.nv")
+    from nsm.project import module_key
+    return module_key(pkg.root / "src" / f"{mod}.nv")
 
 
 @pytest.fixture

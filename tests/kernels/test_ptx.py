@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from compiler.backends import ptxas
-from compiler.driver import compile_file
+from nsm.build.orchestrate import whole_program as compile_file
 
 HERE = Path(__file__).parent
 REPO = HERE.parents[1]
@@ -70,7 +70,7 @@ def test_modules_without_kernels_import_nothing_gpu_related(tmp_path):
     import sys
     src = tmp_path / "plain.nv"
     src.write_text("main\n    print(1)\n")
-    code = ("import sys\nfrom compiler.driver import compile_file\n"
+    code = ("import sys\nfrom nsm.build.orchestrate import whole_program as compile_file\n"
             f"r = compile_file({str(src)!r}, emit='llvm')\nassert r.ok\n"
             "print('compiler.backends.nvptx' in sys.modules, 'compiler.lower.kernels_gpu' in sys.modules)")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)

@@ -1,6 +1,6 @@
-"""Helpers for the separate-compilation tests: split a program into build units (its import
-graph's strongly connected components, imports first, std first of all), compile each with
-compiler.unit.compile_unit, link with the runtime as nsm/build/program.py does, and run."""
+"""Helpers for the separate-compilation tests: split a program into build units with nsm's
+planner (its import graph's strongly connected components, imports first), compile each with
+compiler.unit.compile_unit fed the planner's import map, link with the runtime, and run."""
 from __future__ import annotations
 
 import os
@@ -8,31 +8,22 @@ import subprocess
 import sys
 from pathlib import Path
 
-from compiler.diagnostics import Diagnostics
-from compiler.modules import Loader
-from compiler.unit import compile_unit, stable_module_key
+from compiler.unit import compile_unit
 
 REPO = Path(__file__).resolve().parents[2]
 
 
+def plan_units(root: Path):
+    """The program's units in an order where every unit comes after the units it imports,
+    and the import map they are compiled against."""
+    from nsm.build.graph import plan
+    from nsm.build.stamps import FileDB
+    g = plan(FileDB(), [("prog", "bin", root.resolve())], root.resolve())
+    return [sorted(m.path for m in u.modules) for u in g.units], g.imports
+
+
 def build_units(root: Path) -> list[list[Path]]:
-    """The program's units in an order where every unit comes after the units it imports."""
-    from compiler.lexer import tokenize
-    from compiler.parser import parse_module
-    diags = Diagnostics()
-
-    def parse(source, file, types, generics, into=diags):
-        return parse_module(tokenize(source, file, into), file, into, types, generics)
-
-    loader = Loader(diags, parse, key_of=stable_module_key)
-    loader.load_root(str(root), root.read_text())
-    assert not diags.has_errors, diags.render_all()
-    path_of = {m: p for p, m in loader.by_file.items()}
-    from compiler.scc import strongly_connected      # components come out imports first
-    order = [sorted(path_of[m] for m in comp)
-             for comp in strongly_connected(loader.order, lambda m: m.deps)]
-    std = [u for u in order if loader.std is not None and path_of[loader.std] in u]
-    return std + [u for u in order if u not in std]
+    return plan_units(root)[0]
 
 
 def compile_program(root: Path, build: Path, release: bool = False) -> list[Path]:
@@ -40,8 +31,9 @@ def compile_program(root: Path, build: Path, release: bool = False) -> list[Path
     nvi = build / "nvi"
     nvi.mkdir(parents=True, exist_ok=True)
     objs = []
-    for unit in build_units(root):
-        r = compile_unit(unit, nvi, release=release)
+    units, imports = plan_units(root)
+    for unit in units:
+        r = compile_unit(unit, nvi, imports, release=release)
         assert r.ok, r.diagnostics
         for key, data in r.interfaces.items():
             (nvi / f"{key}.nvi").write_bytes(data)
@@ -53,9 +45,11 @@ def compile_program(root: Path, build: Path, release: bool = False) -> list[Path
 
 
 def link_program(objs: list[Path], exe: Path) -> None:
-    from nsm.build.program import link
     from nsm.build.runtime import ensure_runtime
-    link(obj_files=objs, rt=ensure_runtime(), exe=exe)
+    rt = ensure_runtime()
+    cmd = ["g++", "-o", str(exe), *map(str, objs), str(rt.lib), *rt.link_args]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
 
 
 def run_exe(exe: Path, cwd: Path, args=(), stdin: str = "") -> tuple[int, str, str]:

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from compiler.unit import compile_unit, stable_module_key
-from compiler.modules import bundled_root, package_entry
+from compiler.unit import compile_unit
+from nsm.build.orchestrate import import_map_for
+from nsm.project import bundled_root, module_key as stable_module_key, package_entry
 
 from .harness import REPO, nsm_run, unit_run
 
@@ -263,7 +264,7 @@ def test_golden_module_programs(name, tmp_path):
 def std_nvi(tmp_path_factory) -> Path:
     """An interface folder holding std's interface."""
     d = tmp_path_factory.mktemp("nvi")
-    r = compile_unit([package_entry(bundled_root() / "std")], d)
+    r = compile_unit([package_entry(bundled_root() / "std")], d, import_map_for(package_entry(bundled_root() / "std")))
     assert r.ok, r.diagnostics
     assert list(r.objects) == ["std__include"] and not r.interfaces_read
     for key, data in r.interfaces.items():
@@ -301,7 +302,7 @@ def lib_interface(tmp_path: Path, nvi: Path, text: str, name: str = "lib.nv") ->
     if not (tmp_path / "pkg" / "neve.toml").exists():
         write_package(tmp_path / "pkg", {})
     p.write_text(textwrap.dedent(text).lstrip("\n"))
-    r = compile_unit([p], nvi)
+    r = compile_unit([p], nvi, import_map_for(p))
     assert r.ok, r.diagnostics
     key = stable_module_key(p)
     assert list(r.interfaces) == [key] == list(r.objects)
@@ -347,7 +348,7 @@ def test_importer_interface_follows_its_import(tmp_path, nvi):
 def test_missing_interface_is_an_internal_error(tmp_path, nvi):
     write_package(tmp_path / "pkg", {"a.nv": "def int f()\n    return 1\n",
                                      "b.nv": "import a\n\ndef int g()\n    return a.f()\n"})
-    r = compile_unit([tmp_path / "pkg" / "b.nv"], nvi)
+    r = compile_unit([tmp_path / "pkg" / "b.nv"], nvi, import_map_for(tmp_path / "pkg" / "b.nv"))
     assert (r.ok, r.exit_code) == (False, 3) and not r.objects
     assert r.diagnostics.startswith("error: internal compiler error: missing interface ")
     assert "app__a.nvi" in r.diagnostics
@@ -356,11 +357,13 @@ def test_missing_interface_is_an_internal_error(tmp_path, nvi):
 def test_unit_diagnostics_and_cli(tmp_path, nvi):
     write_package(tmp_path / "pkg", {"bad.nv": "def int f()\n    return totl\n"})
     bad = tmp_path / "pkg" / "bad.nv"
-    r = compile_unit([bad], nvi)
+    r = compile_unit([bad], nvi, import_map_for(bad))
     assert (r.ok, r.exit_code) == (False, 1)
     assert "error: unknown variable 'totl'" in r.diagnostics and "    return totl\n" in r.diagnostics
+    imap = tmp_path / "imports.json"
+    imap.write_text(import_map_for(bad).to_json())
     p = subprocess.run([sys.executable, "-m", "compiler.unit", "--nvi-dir", str(nvi),
-                        str(bad)], cwd=REPO, capture_output=True, text=True)
+                        "--imports", str(imap), str(bad)], cwd=REPO, capture_output=True, text=True)
     assert p.returncode == 1 and "unknown variable 'totl'" in p.stderr
     assert "Traceback" not in p.stderr and not list((tmp_path / "pkg").glob("*.o"))
 

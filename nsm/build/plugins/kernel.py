@@ -48,7 +48,7 @@ class KernelPlugin:
     suffixes = (".nv",)
 
     def version(self) -> str:
-        from ..program import compiler_version
+        from ..cas import compiler_version
         return compiler_version()
 
     def rules(self, ctx) -> list[Rule]:

@@ -15,14 +15,16 @@ class NevePlugin:
     suffixes = (".nv",)
 
     def version(self) -> str:
-        from ..program import compiler_version
+        from ..cas import compiler_version
         return compiler_version()
 
     def rules(self, ctx) -> list[Rule]:
         py = shlex.quote(sys.executable)
         flags = "--release" if ctx.release else ""
-        # run from the package root, so diagnostics and traces name files as the user does
-        cd = f"cd {shlex.quote(str(ctx.root))} && "
+        # run where nsm was run (else the package root), so diagnostics name files as the user
+        # does; traces hold real paths, so objects do not depend on it
+        cd = f'cd "$${{NSM_CWD:-{ctx.root}}}" && '
+
         return [Rule("neve", f"{cd}{py} -m nsm.build.neve_edge --build-dir {shlex.quote(str(ctx.build_dir))}"
                              f" --cv {self.version()} {flags} $imports --keys $keys --depfile $dep -- $srcs",
                      "NEVE $name", depfile="$dep", deps="gcc", restat=True)]
