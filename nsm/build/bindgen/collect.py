@@ -71,6 +71,8 @@ _C_ONLY = [(re.compile(r"\brestrict\b"), ""), (re.compile(r"\b_Bool\b"), "bool")
 _ASM = re.compile(r'\b(?:__asm__|__asm|asm)\s*\(((?:\s*(?:"(?:[^"\\]|\\.)*"|\n#[^\n]*))+)\s*\)')
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _NAME_BEFORE_PAREN = re.compile(r"([A-Za-z_]\w*)\s*\(")
+_NOT_NAMES = {"__typeof__", "__typeof", "typeof", "__attribute__", "decltype", "alignas",
+              "_Alignas", "__declspec", "sizeof"}
 _LAST_NAME = re.compile(r"([A-Za-z_]\w*)\W*$")
 
 
@@ -175,8 +177,9 @@ def _is_function(text: str) -> bool:
 def _problem(out: Parsed, chunk: Chunk, text: str, reason: str) -> None:
     body = " ".join(ln for ln in text.splitlines() if not ln.startswith("#"))
     body = re.sub(r"__attribute__\s*\(\(.*?\)\)", "", body)
-    m = _NAME_BEFORE_PAREN.search(body) or _LAST_NAME.search(body.rstrip(" ;"))
-    name = m.group(1) if m else "declaration"
+    names = [n for n in _NAME_BEFORE_PAREN.findall(body) if n not in _NOT_NAMES]
+    m = _LAST_NAME.search(body.rstrip(" ;"))
+    name = names[0] if names else m.group(1) if m else "declaration"
     out.decls.append(Problem(chunk.file, chunk.line, f"cannot bind '{name}': {reason}"))
 
 
