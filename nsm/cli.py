@@ -289,18 +289,23 @@ def tree(global_: bool) -> None:
               help="Write the bindings to OUT (atomically) instead of stdout.")
 @click.option("-I", "include_dirs", multiple=True, metavar="DIR", help="Add an include folder.")
 @click.option("-D", "defines", multiple=True, metavar="NAME[=VAL]", help="Define a macro.")
+@click.option("-U", "undefines", multiple=True, metavar="NAME", help="Undefine a macro.")
+@click.option("--std", "std", metavar="STD", help="Language standard (as -std=STD).")
 def bindgen(header: str, out: str | None, include_dirs: tuple[str, ...],
-            defines: tuple[str, ...]) -> None:
-    """Print Neve `proto` declarations for the C functions of HEADER.
+            defines: tuple[str, ...], undefines: tuple[str, ...], std: str | None) -> None:
+    """Print Neve `proto` declarations and constants for the C functions of HEADER.
 
-    A .h header is read as C; any other as C++, where only extern "C" functions bind.
-    Declarations that cannot be bound are reported as warnings on stderr."""
+    HEADER is a path or `<name.h>`, a system header found in the include path. A .h header
+    is read as C; any other as C++, where only extern "C" functions bind. Declarations that
+    cannot be bound are reported as warnings on stderr."""
     from pathlib import Path
     from .build.bindgen import cached_generate
     from .build.bindgen.cache import write_atomic
     from .errors import NsmError
     try:
-        b = cached_generate(Path(header), include_dirs=include_dirs, defines=defines)
+        cflags = [f"-U{u}" for u in undefines] + ([f"-std={std}"] if std else [])
+        b = cached_generate(header, include_dirs=include_dirs, defines=defines,
+                            cflags=tuple(cflags))
         if out is not None:
             try:
                 write_atomic(Path(out), b.text)

@@ -89,7 +89,7 @@ def test_no_temporary_files_left(home, project):
 def test_errors_are_not_cached(home, tmp_path):
     from nsm.errors import NsmError
     h = tmp_path / "bad.h"
-    h.write_text("int f(int x) int y;\n")
+    h.write_text('#include "gone.h"\nint f(int x);\n')       # the preprocessor fails
     for _ in range(2):
         with pytest.raises(NsmError):
             cached_generate(h)

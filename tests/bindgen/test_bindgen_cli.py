@@ -59,14 +59,17 @@ def test_missing_header(tmp_path):
     assert not out.exists() and r.stdout == ""
 
 
-def test_syntax_error_is_located(tmp_path, monkeypatch):
+def test_syntax_error_costs_only_its_declaration(tmp_path, monkeypatch):
+    """Issue 15 fault 2: one declaration the parser rejects is a located warning; the rest
+    binds and the exit status is 0."""
     monkeypatch.chdir(tmp_path)
-    Path("bad.h").write_text("/* ok */\nint fine(int x);\nint f(int x) int y;\n")
+    Path("bad.h").write_text("/* ok */\nint fine(int x);\nint f(int x) int y;\nint last(void);\n")
     r = bindgen("bad.h", "-o", "out.nv")
-    assert r.exit_code == 1
-    assert r.stderr == ("error: bad.h:3: parse error evaluating 'int': unexpected 'int', "
-                        "expected ',' or ';'\n")
-    assert not Path("out.nv").exists()
+    assert r.exit_code == 0
+    assert r.stderr == ("warning: bad.h:3: cannot bind 'f': cannot parse the declaration "
+                        "(unexpected 'int', expected ',' or ';')\n")
+    assert Path("out.nv").read_text().splitlines()[1:] == [
+        "proto i32 fine(i32 x)", "proto i32 last()"]
 
 
 def test_preprocessor_error_is_located(tmp_path, monkeypatch):
@@ -86,7 +89,7 @@ def test_failed_run_keeps_the_previous_output(tmp_path, monkeypatch):
     Path("api.h").write_text("int a(void);\n")
     assert bindgen("api.h", "-o", "api.nv").exit_code == 0
     before = Path("api.nv").read_text()
-    Path("api.h").write_text("int a(void\n")
+    Path("api.h").write_text("#error no\nint a(void);\n")
     assert bindgen("api.h", "-o", "api.nv").exit_code == 1
     assert Path("api.nv").read_text() == before
 
@@ -99,7 +102,7 @@ def test_unwritable_output(tmp_path):
 
 def test_console_script_has_no_traceback(tmp_path):
     bad = tmp_path / "bad.hpp"
-    bad.write_text('extern "C" { int f(int x) }\n')
+    bad.write_text('#include "gone.h"\nextern "C" { int f(int x); }\n')
     for args in (["bindgen", str(tmp_path / "missing.h")], ["bindgen", str(bad)]):
         r = subprocess.run([str(NSM), *args], capture_output=True, text=True, timeout=60)
         assert r.returncode == 1

@@ -1,8 +1,9 @@
 """`nsm bindgen`: Neve `proto` declarations from C/C++ headers (LANGUAGE.md 11.1-11.3).
 
-Stages: `preprocess` (the C preprocessor, line markers kept, system headers dropped) ->
-`collect.parse` (cxxheaderparser) -> `collect.emit` (11.3 type mapping, one `proto` line per
-bound function, one problem line per skipped one). `cached_generate` keeps results in
+Stages: `preprocess` (the C preprocessor, line markers and `#define`s kept) -> `chunks`
+(one top-level declaration each) -> `collect.parse` (cxxheaderparser, per chunk; `files`
+says which files bind) -> `emit` (11.3 type mapping, one `proto` line per bound function,
+constants, one problem line per skipped declaration). `cached_generate` keeps results in
 $NEVE_HOME/cache/bindgen/ (see `cache`).
 """
 from __future__ import annotations
@@ -14,7 +15,7 @@ from ...errors import NsmError
 
 # Bump when the output for an unchanged header changes (cache entries of older versions
 # are then never read).
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 
 @dataclass
@@ -28,29 +29,48 @@ class Bindings:
     from_cache: bool = False
 
 
-def generate(header: Path, *, include_dirs=(), defines=(), cflags=()) -> Bindings:
-    """Bindings for the free functions of `header` and the non-system headers it includes.
+def generate(header, *, include_dirs=(), defines=(), cflags=()) -> Bindings:
+    """Bindings for the functions and constants of `header` (a path, or `<name.h>` looked
+    up in the include path) and of the headers that are part of it (`files.Roles`).
 
     A `.h` header is read as C (every top-level function binds); any other as C++ (only
     `extern "C"` functions bind); `-x c` / `-x c++` in `cflags` overrides. `defines` are
-    `NAME` or `NAME=VALUE`. Raises NsmError when the header is missing or the preprocessor or
-    the parser rejects it (their message and location)."""
-    from . import collect, preprocess
+    `NAME` or `NAME=VALUE`; `cflags` (-D, -U, -I, -std) reach the preprocessor. Raises
+    NsmError when the header is missing or the preprocessor rejects it; a declaration the
+    parser rejects is one problem."""
+    from . import chunks, collect, emit, preprocess
+    from .files import Roles
     header_as_given = str(header)
-    header = Path(header)
-    if not header.is_file():
-        raise NsmError(f"cannot read header {header_as_given}: no such file")
-    pre = preprocess.run(header, tuple(include_dirs), tuple(defines), tuple(cflags))
-    parsed = collect.parse(pre.text, pre.language, pre.system_typedefs, header_as_given)
-    text, problems = collect.emit(parsed, header_as_given)
-    return Bindings(text, problems, pre.files)
+    path = resolve(header_as_given, include_dirs, cflags)
+    out = preprocess.run(path, tuple(include_dirs), tuple(defines), tuple(cflags))
+    split = chunks.split(out)
+    roles = Roles(split.main or str(path), split.system, split.includer)
+    language = preprocess.language_of(path, tuple(cflags))
+    parsed = collect.parse(split.chunks, language, roles.bound, roles.layouts, header_as_given)
+    text, problems = emit.emit(parsed, header_as_given, split.defines, roles.bound,
+                               roles.system)
+    files = [f for f in split.files if f == roles.main or not roles.system(f)]
+    return Bindings(text, problems, files)
+
+
+def resolve(header: str, include_dirs=(), cflags=()) -> Path:
+    """The file a header names: `<name.h>` through the include path, else the path itself;
+    NsmError when it is not there."""
+    from .preprocess import find_system_header
+    if header.startswith("<") and header.endswith(">") and len(header) > 2:
+        return find_system_header(header[1:-1], include_dirs, cflags)
+    path = Path(header)
+    if not path.is_file():
+        raise NsmError(f"cannot read header {header}: no such file")
+    return path
 
 
 def cached_generate(header: Path, *, include_dirs=(), defines=(), cflags=()) -> Bindings:
     """`generate`, served from $NEVE_HOME/cache/bindgen/ when the header, every non-system
     header it includes and the options are unchanged."""
     from .cache import cached
-    return cached(generate, Path(header), str(header), tuple(include_dirs), tuple(defines),
+    path = resolve(str(header), include_dirs, cflags)
+    return cached(generate, path, str(header), tuple(include_dirs), tuple(defines),
                   tuple(cflags))
 
 

@@ -32,7 +32,7 @@ def cached(generate, header: Path, as_given: str, include_dirs: tuple, defines: 
     try:
         header_bytes = header.read_bytes()
     except OSError:
-        return generate(header, include_dirs=include_dirs, defines=defines, cflags=cflags)
+        return generate(as_given, include_dirs=include_dirs, defines=defines, cflags=cflags)
     options = json.dumps([FORMAT_VERSION, _code_digest(), as_given, os.getcwd(),
                           list(include_dirs), list(defines), list(cflags)])
     options_key = _sha(options.encode() + b"\0" + header_bytes)
@@ -47,7 +47,7 @@ def cached(generate, header: Path, as_given: str, include_dirs: tuple, defines: 
                                 from_cache=True)
             except (KeyError, TypeError):
                 pass
-    out = generate(header, include_dirs=include_dirs, defines=defines, cflags=cflags)
+    out = generate(as_given, include_dirs=include_dirs, defines=defines, cflags=cflags)
     deps = [os.path.abspath(f) for f in out.files]
     result_key = _result_key(options_key, deps)
     if result_key:

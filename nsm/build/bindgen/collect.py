@@ -1,9 +1,9 @@
-"""Parse preprocessed header text and turn its C-linkage functions into `proto` lines (11.1).
+"""Parse a header's declarations, one chunk at a time, into what `emit` binds (11.1-11.2).
 
-A cxxheaderparser visitor records typedefs, records and enums in a `Scope` and, in
-declaration order, every function that bindgen binds: in C, every top-level function; in C++,
-only those with `extern "C"` linkage. Each becomes one `proto RET name(T1 p1, ...)` line or
-one problem `path:line: cannot bind 'name': reason` (11.2).
+A cxxheaderparser visitor records typedefs, records and enums of every file in a `Scope` and,
+in declaration order, every function of a bound file that bindgen binds: in C, every
+top-level function; in C++, only those with `extern "C"` linkage. A declaration the parser
+rejects becomes a located problem instead of rejecting the header.
 """
 from __future__ import annotations
 
@@ -17,40 +17,86 @@ from cxxheaderparser.options import ParserOptions
 from cxxheaderparser.parserstate import ExternBlockState
 from cxxheaderparser.visitor import CxxVisitor
 
-from ...errors import NsmError
-from .typemap import Scope, Unbindable, is_neve_name
+from .chunks import Chunk
+from .typemap import Scope
 
-_OWNED = re.compile(r"//\s*neve:\s*owned\b")
 
 
 @dataclass
 class Decl:
-    """One function as declared: where (original file and line) and what."""
+    """One function as declared: where (original file and line) and what; `label` is its
+    `__asm__` symbol when the header gives one."""
     file: str
     line: int
     fn: cx.Function
+    label: str | None = None
+
+
+@dataclass
+class Constant:
+    """An enumerator of a bound header (a `#define` is a `chunks.Define`)."""
+    file: str
+    line: int
+    name: str
+    value: object                    # int, or None when it cannot be evaluated
+
+
+@dataclass
+class Problem:
+    """A declaration of a bound file that was not parsed; `text` is `cannot bind 'n': why`."""
+    file: str
+    line: int
+    text: str
 
 
 @dataclass
 class Parsed:
+    """`decls`: functions and problems of bound files in declaration order; `system_files`:
+    bound files that are system headers (their reserved C names are left out)."""
     scope: Scope = field(default_factory=Scope)
-    decls: list[Decl] = field(default_factory=list)
+    decls: list = field(default_factory=list)
+    enumerators: list[Constant] = field(default_factory=list)
+
+
+# GNU and C11 spellings the parser does not know, rewritten before parsing (why: they change
+# nothing bindgen maps; `_Noreturn` functions are still called normally).
+_REWRITES = [
+    (re.compile(r"\b(?:__extension__|_Noreturn|__restrict__|__restrict)\b"), ""),
+    (re.compile(r"\b(?:__inline__|__inline)\b"), "inline"),
+    (re.compile(r"\b__const\b"), "const"),
+    (re.compile(r"\b__signed__\b"), "signed"),
+    (re.compile(r"\b__volatile__\b"), "volatile"),
+]
+_C_ONLY = [(re.compile(r"\brestrict\b"), ""), (re.compile(r"\b_Bool\b"), "bool")]
+_ASM = re.compile(r'\b(?:__asm__|__asm|asm)\s*\(((?:\s*(?:"(?:[^"\\]|\\.)*"|\n#[^\n]*))+)\s*\)')
+_STRING = re.compile(r'"((?:[^"\\]|\\.)*)"')
+_NAME_BEFORE_PAREN = re.compile(r"([A-Za-z_]\w*)\s*\(")
+_NOT_NAMES = {"__typeof__", "__typeof", "typeof", "__attribute__", "decltype", "alignas",
+              "_Alignas", "__declspec", "sizeof"}
+_LAST_NAME = re.compile(r"([A-Za-z_]\w*)\W*$")
 
 
 class _Collector(CxxVisitor):
-    """Fills a `Parsed`; returns None from *_start so every block is visited."""
+    """Fills a `Parsed`; returns None from *_start so every block is visited. `bound` and
+    `layouts` describe the chunk being parsed: its functions and constants are bound; its
+    struct definitions count as visible (11.3)."""
 
     def __init__(self, language: str) -> None:
         self.out = Parsed()
         self.language = language
+        self.bound = True
+        self.layouts = True
+        self.label: str | None = None
 
     def on_function(self, state, fn: cx.Function) -> None:
+        if not self.bound:
+            return
         linkage_c = '"C"' in (state.extern_linkage, fn.extern)
         top_level = state.parent is None or isinstance(state, ExternBlockState)
         if (linkage_c or (self.language == "c" and top_level)) and fn.template is None \
                 and fn.operator is None and len(fn.name.segments) == 1:
             loc = state.location
-            self.out.decls.append(Decl(loc.filename, loc.lineno, fn))
+            self.out.decls.append(Decl(loc.filename, loc.lineno, fn, self.label))
 
     def on_typedef(self, state, typedef: cx.Typedef) -> None:
         if hasattr(state, "class_decl"):
@@ -63,7 +109,7 @@ class _Collector(CxxVisitor):
 
     def on_class_start(self, state) -> None:
         decl = state.class_decl
-        rec = self.out.scope.record(decl.typename, complete=True)
+        rec = self.out.scope.record(decl.typename, complete=self.layouts)
         if rec is not None and decl.bases:
             rec.cxx = True
 
@@ -73,124 +119,71 @@ class _Collector(CxxVisitor):
             rec.cxx = True
 
     def on_enum(self, state, enum: cx.EnumDecl) -> None:
-        seg = enum.typename.segments[-1]
-        if isinstance(seg, cx.NameSpecifier):
-            self.out.scope.enums.add(seg.name)
+        values = self.out.scope.enum(enum)
+        if self.bound and not hasattr(state, "class_decl"):
+            loc = state.location
+            for name, value in values:
+                self.out.enumerators.append(Constant(loc.filename, loc.lineno, name, value))
 
 
-def parse(text: str, language: str, system_typedefs: list[str], filename: str) -> Parsed:
-    """Parse the non-system text; raise NsmError with the parser's message and location."""
+def parse(chunks: list[Chunk], language: str, bound, layouts, filename: str) -> Parsed:
+    """Parse each chunk on its own; `bound(file)` and `layouts(file)` say what a chunk's file
+    contributes. A chunk of a bound file the parser rejects becomes a located problem."""
     collector = _Collector(language)
-    for stmt in system_typedefs:                      # best effort: glibc spellings vary
+    anon_id = 0
+    for chunk in chunks:
+        collector.bound = bound(chunk.file)
+        collector.layouts = layouts(chunk.file)
+        text, collector.label = _clean(chunk.text, language)
+        if "_Atomic" in text:
+            if collector.bound and _is_function(text):
+                _problem(collector.out, chunk, text, "_Atomic type has no Neve mapping (11.3)")
+                continue
+            text = re.sub(r"\b_Atomic\b", "", text)      # a field or typedef's qualifier
+        source = f'# {chunk.line} "{chunk.file}"\n{text}\n'
+        if chunk.extern_c:
+            source = f'extern "C" {{\n{source}}}\n'
+        kept = len(collector.out.decls), len(collector.out.enumerators)
         try:
-            CxxParser("<system>", stmt, collector, ParserOptions()).parse()
-        except CxxParseError:
-            pass
-    collector.out.decls.clear()
-    try:
-        CxxParser(filename, text, collector, ParserOptions()).parse()
-    except CxxParseError as e:
-        raise NsmError(str(e)) from None
+            parser = CxxParser(filename, source, collector, ParserOptions())
+            parser.anon_id = anon_id                  # anonymous records stay distinct
+            parser.parse()
+            anon_id = parser.anon_id
+        except CxxParseError as e:
+            del collector.out.decls[kept[0]:]         # what the parser read before failing
+            del collector.out.enumerators[kept[1]:]
+            if collector.bound:
+                _problem(collector.out, chunk, text, f"cannot parse the declaration ({_short(e)})")
     return collector.out
 
 
-class _Sources:
-    """Original header lines, read once, for `// neve: owned` (the preprocessor drops
-    comments)."""
-
-    def __init__(self) -> None:
-        self.lines: dict[str, list[str]] = {}
-
-    def get(self, path: str) -> list[str]:
-        if path not in self.lines:
-            try:
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    self.lines[path] = f.read().splitlines()
-            except OSError:
-                self.lines[path] = []
-        return self.lines[path]
-
-    def owned(self, decl: Decl) -> bool:
-        """The comment is on the declaration's first line or on the line it ends on."""
-        lines = self.get(decl.file)
-        first = decl.line - 1
-        if not 0 <= first < len(lines):
-            return False
-        last = _end_line(lines, first)
-        return bool(_OWNED.search(lines[first]) or _OWNED.search(lines[last]))
+def _clean(text: str, language: str) -> tuple[str, str | None]:
+    label = None
+    m = _ASM.search(text)
+    if m:
+        strings = "\n".join(ln for ln in m.group(1).split("\n") if not ln.startswith("#"))
+        label = "".join(_STRING.findall(strings))
+        text = text[:m.start()] + text[m.end():]
+    for pattern, repl in _REWRITES + (_C_ONLY if language == "c" else []):
+        text = pattern.sub(repl, text)
+    return text, label or None
 
 
-def _end_line(lines: list[str], first: int) -> int:
-    """Index of the line holding the declaration's `;` (or body `{`), comments skipped."""
-    depth = 0
-    in_block = False
-    for i in range(first, min(len(lines), first + 200)):
-        text = lines[i]
-        j = 0
-        while j < len(text):
-            two = text[j:j + 2]
-            if in_block:
-                if two == "*/":
-                    in_block, j = False, j + 2
-                    continue
-            elif two == "//":
-                break
-            elif two == "/*":
-                in_block, j = True, j + 2
-                continue
-            elif text[j] == "(":
-                depth += 1
-            elif text[j] == ")":
-                depth -= 1
-            elif text[j] in ";{" and depth <= 0:
-                return i
-            j += 1
-    return first
+def _is_function(text: str) -> bool:
+    body = " ".join(ln for ln in text.splitlines() if not ln.startswith("#"))
+    return "(" in body and not re.match(r"\s*(typedef|struct|union|enum)\b", body)
 
 
-def emit(parsed: Parsed, header_as_given: str) -> tuple[str, list[str]]:
-    """(Neve source, problems) for the parsed declarations, in declaration order."""
-    lines = [f"# Generated by nsm bindgen from {header_as_given}; do not edit."]
-    problems: list[str] = []
-    sources = _Sources()
-    bound: dict[str, tuple[tuple[str, ...], str]] = {}   # name -> (types, where)
-    for decl in parsed.decls:
-        name = decl.fn.name.segments[0].name
-        try:
-            proto, signature = _proto(parsed.scope, decl.fn, name)
-        except Unbindable as e:
-            problems.append(f"{decl.file}:{decl.line}: cannot bind '{name}': {e}")
-            continue
-        if name in bound:                             # a C redeclaration binds once
-            first, where = bound[name]
-            if first != signature:
-                problems.append(f"{decl.file}:{decl.line}: cannot bind '{name}': "
-                                f"conflicts with its declaration at {where}")
-            continue
-        bound[name] = (signature, f"{decl.file}:{decl.line}")
-        lines.append(proto + ("  # neve: owned" if sources.owned(decl) else ""))
-    return "\n".join(lines) + "\n", problems
+def _problem(out: Parsed, chunk: Chunk, text: str, reason: str) -> None:
+    body = " ".join(ln for ln in text.splitlines() if not ln.startswith("#"))
+    body = re.sub(r"__attribute__\s*\(\(.*?\)\)", "", body)
+    names = [n for n in _NAME_BEFORE_PAREN.findall(body) if n not in _NOT_NAMES]
+    m = _LAST_NAME.search(body.rstrip(" ;"))
+    name = names[0] if names else m.group(1) if m else "declaration"
+    out.decls.append(Problem(chunk.file, chunk.line, f"cannot bind '{name}': {reason}"))
 
 
-def _proto(scope: Scope, fn: cx.Function, name: str) -> tuple[str, tuple[str, ...]]:
-    """(the proto line, its Neve types: result first) or Unbindable."""
-    if not is_neve_name(name):
-        raise Unbindable(f"'{name}' is reserved in Neve (2.3)")
-    if fn.vararg:
-        raise Unbindable("variadic function (...)")
-    if fn.has_body or fn.static:
-        raise Unbindable("static or inline in the header: no library symbol to link")
-    try:
-        ret = scope.neve(fn.return_type, result=True)
-    except Unbindable as e:
-        raise Unbindable(f"{e} in the result") from None
-    params, types = [], [ret]
-    for i, p in enumerate(fn.parameters, 1):
-        try:
-            t = scope.neve(p.type)
-        except Unbindable as e:
-            where = f"parameter {i}" + (f" '{p.name}'" if p.name else "")
-            raise Unbindable(f"{e} in {where}") from None
-        types.append(t)
-        params.append(f"{t} {p.name}" if is_neve_name(p.name) else t)
-    return f"proto {ret} {name}({', '.join(params)})", tuple(types)
+def _short(e: CxxParseError) -> str:
+    """The parser's message without its own location prefix."""
+    text = str(e).splitlines()[0] if str(e) else type(e).__name__
+    return re.sub(r"^.*?:\d+: (?:parse error evaluating '.*?': )?", "", text)

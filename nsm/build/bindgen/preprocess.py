@@ -1,38 +1,24 @@
-"""Run the C preprocessor over a header and keep what bindgen reads (LANGUAGE.md 11.2).
+"""Run the C preprocessor over a header (LANGUAGE.md 11.2) and find headers named `<x.h>`.
 
 The output keeps line markers (`# LINE "FILE" FLAGS`), so every declaration maps back to its
-original file and line. Text from system headers (entered with flag 3, or under /usr/include)
-is dropped before parsing: cxxheaderparser cannot read glibc or libstdc++, and only the
-package's own declarations are bound. Simple `typedef` statements of system headers are kept
-apart so names such as `time_t` still resolve.
+original file and line, and `#define` lines (`-dD`), which become constants. `cflags` (-D,
+-U, -I, -std, -x) reach this run, so a declaration compiled under `-DWITH_X` is bound.
 """
 from __future__ import annotations
 
-import re
+import functools
 import shutil
 import subprocess
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import NsmError
 
-# `# 12 "dir/x.h" 1 3` (GNU cpp line marker): line, file, flags (1 enter, 2 return, 3 system)
-_MARKER = re.compile(r'^# (\d+) "((?:[^"\\]|\\.)*)"((?: \d)*)\s*$')
 _SYSTEM_PREFIXES = ("/usr/include/", "/usr/lib/gcc/", "/usr/local/include/")
 _C_SUFFIXES = (".h", ".c")
 
 
-@dataclass
-class Preprocessed:
-    """The preprocessor's output split for the parser.
-
-    `text`: the non-system text with its line markers; `system_typedefs`: simple `typedef ...;`
-    statements of system headers; `files`: the non-system files read, main header first, as
-    the preprocessor names them; `language`: "c" or "c++"."""
-    text: str
-    system_typedefs: list[str] = field(default_factory=list)
-    files: list[str] = field(default_factory=list)
-    language: str = "c"
+def is_system_path(path: str) -> bool:
+    return path.startswith("<") or path.startswith(_SYSTEM_PREFIXES)
 
 
 def language_of(header: Path, cflags: tuple[str, ...]) -> str:
@@ -61,7 +47,7 @@ def preprocessor() -> str:
 def command(header: Path, include_dirs, defines, cflags) -> list[str]:
     """The preprocessor command line (the language first, so `-x` in cflags overrides it)."""
     lang = language_of(header, tuple(cflags))
-    cmd = [preprocessor(), "-E", "-x", lang, "-fno-diagnostics-show-caret",
+    cmd = [preprocessor(), "-E", "-dD", "-x", lang, "-fno-diagnostics-show-caret",
            "-fdiagnostics-color=never"]
     cmd += [f"-I{d}" for d in include_dirs]
     cmd += [f"-D{d}" for d in defines]
@@ -69,8 +55,9 @@ def command(header: Path, include_dirs, defines, cflags) -> list[str]:
     return cmd + [str(header)]
 
 
-def run(header: Path, include_dirs=(), defines=(), cflags=()) -> Preprocessed:
-    """Preprocess `header`; raise NsmError with the preprocessor's own diagnostics on failure."""
+def run(header: Path, include_dirs=(), defines=(), cflags=()) -> str:
+    """The preprocessor's output for `header`, line markers and `#define`s (`-dD`) kept;
+    NsmError with the preprocessor's own diagnostics on failure."""
     cmd = command(header, include_dirs, defines, cflags)
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, errors="replace",
@@ -81,61 +68,36 @@ def run(header: Path, include_dirs=(), defines=(), cflags=()) -> Preprocessed:
         lines = [ln for ln in proc.stderr.splitlines()
                  if ln.strip() and not ln.startswith("compilation terminated")]
         raise NsmError("\n".join(lines) or f"{cmd[0]} -E failed on {header}")
-    return split(proc.stdout, language_of(header, tuple(cflags)))
+    return proc.stdout
 
 
-def split(output: str, language: str) -> Preprocessed:
-    """Separate the non-system text (markers kept) from system headers' typedefs."""
-    system: set[str] = set()
-    main: str | None = None
-    user: list[str] = []
-    sys_text: list[str] = []
-    files: list[str] = []
-    in_system = False
-    for line in output.split("\n"):
-        m = _MARKER.match(line)
-        if m:
-            name, flags = m.group(2), m.group(3).split()
-            if main is None and not name.startswith("<"):
-                main = name
-            if "1" in flags and "3" in flags and name != main:
-                system.add(name)
-            in_system = (name.startswith("<") or name in system
-                         or name.startswith(_SYSTEM_PREFIXES))
-            if in_system:
-                sys_text.append(";")      # a file boundary also ends a statement
-            else:
-                user.append(line)
-                if name not in files:
-                    files.append(name)
-            continue
-        if in_system:
-            if not line.startswith("#"):      # #pragma and the like
-                sys_text.append(line)
-        else:
-            user.append(line)
-    text = "\n".join(user)
-    if language == "c":
-        text = re.sub(r"\b_Bool\b", "bool", text)    # C's spelling of bool (stdbool.h)
-    return Preprocessed(text, _simple_typedefs("\n".join(sys_text)), files, language)
+def find_system_header(name: str, include_dirs=(), cflags=()) -> Path:
+    """The file `#include <name>` reads: the -I folders, then the compiler's own search path
+    (as `cpp -v` lists it). NsmError when no folder has it."""
+    dirs = [Path(d) for d in include_dirs]
+    dirs += [Path(f[2:]) for f in cflags if f.startswith("-I") and len(f) > 2]
+    lang = language_of(Path(name), tuple(cflags))
+    for d in dirs + list(_search_path(lang)):
+        candidate = d / name
+        if candidate.is_file():
+            return candidate
+    raise NsmError(f"cannot find system header <{name}> in the include path",
+                   "install the library's -dev package, or add its folder with -I")
 
 
-def _simple_typedefs(text: str) -> list[str]:
-    """`typedef A B;` statements at file scope with no braces or parentheses."""
-    out: list[str] = []
-    depth = 0
-    start = 0
-    for i, ch in enumerate(text):
-        if ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth = max(0, depth - 1)
-            start = i + 1
-        elif ch == ";":
-            if depth == 0:
-                stmt = " ".join(text[start:i].split()).replace("__extension__ ", "")
-                if stmt.startswith("typedef ") and "(" not in stmt and "[" not in stmt \
-                        and "{" not in stmt and "}" not in stmt:
-                    out.append(stmt + ";")
-            start = i + 1
-    return out
+@functools.lru_cache(maxsize=4)
+def _search_path(lang: str) -> tuple[Path, ...]:
+    try:
+        proc = subprocess.run([preprocessor(), "-E", "-x", lang, "-v", "-"], input="",
+                              capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return (Path("/usr/local/include"), Path("/usr/include"))
+    out, on = [], False
+    for line in proc.stderr.splitlines():
+        if line.startswith("#include <...> search starts here"):
+            on = True
+        elif line.startswith("End of search list"):
+            break
+        elif on and line.startswith(" "):
+            out.append(Path(line.strip()))
+    return tuple(out)

@@ -20,24 +20,37 @@ spawn true var void while xor int i8 i16 i32 i64 u8 float f64 bf16 half bool cha
 map tuple channel Function sys tid tN tHW type
 """.split())
 
-# Standard typedef names mapped by name before any typedef is followed (11.3): uint32_t and
-# uint16_t map differently from the types they alias.
+# Standard typedef names mapped by name before any typedef is followed (11.3). None: an
+# unsigned type wider than 8 bits, which no Neve type of its size and signedness holds (3.1),
+# refused rather than mis-mapped (`uint32_t*` over 8-byte elements, results not
+# zero-extended: issue 15).
 STANDARD_NAMES = {
     "int64_t": "int", "ssize_t": "int", "ptrdiff_t": "int", "intptr_t": "int",
-    "uint64_t": "int", "size_t": "int", "uint32_t": "int", "uintptr_t": "int",
-    "int32_t": "i32", "int16_t": "i16", "uint16_t": "i32", "int8_t": "i8", "uint8_t": "u8",
+    "uint64_t": None, "size_t": None, "uint32_t": None, "uintptr_t": None,
+    "int32_t": "i32", "int16_t": "i16", "uint16_t": None, "int8_t": "i8", "uint8_t": "u8",
     "_Float16": "half", "__bf16": "bf16", "bool": "bool", "_Bool": "bool",
 }
 
-# Fundamental types by their normalised words (sorted, `int` dropped after a modifier).
-# Unsigned spellings follow the fixed-width type they are on LP64 (uint32_t is unsigned int).
+# Fundamental types by their normalised words (sorted, `int` dropped after a modifier);
+# None as above.
 FUNDAMENTAL = {
     "char": "char", "char signed": "i8", "char unsigned": "u8",
-    "short": "i16", "short unsigned": "i32",
-    "int": "i32", "unsigned": "int",
-    "long": "int", "long long": "int", "long unsigned": "int", "long long unsigned": "int",
+    "short": "i16", "short unsigned": None,
+    "int": "i32", "unsigned": None,
+    "long": "int", "long long": "int", "long unsigned": None, "long long unsigned": None,
     "float": "float", "double": "f64", "bool": "bool", "void": "void",
 }
+
+# Bits of the refused unsigned types (LP64), for the reason.
+UNSIGNED_BITS = {
+    "uint64_t": 64, "size_t": 64, "uint32_t": 32, "uintptr_t": 64, "uint16_t": 16,
+    "short unsigned": 16, "unsigned": 32, "long unsigned": 64, "long long unsigned": 64,
+}
+
+
+def _unsigned(key: str, spelled: str) -> "Unbindable":
+    return Unbindable(f"unsigned {UNSIGNED_BITS[key]}-bit integer '{spelled}' has no Neve "
+                      "type of that size and signedness (3.1)")
 
 
 class Unbindable(Exception):
@@ -75,7 +88,9 @@ class Scope:
         self.typedefs: dict[str, cx.DecoratedType] = {}
         self.records: dict[str, Record] = {}      # by tag; anonymous ones as "#<id>"
         self.names: dict[str, str] = {}           # tag -> its `typedef struct tag N` name
-        self.enums: set[str] = set()
+        self.enums: dict[str, str | None] = {}    # tag or typedef name -> None (maps to
+                                                  # i32) or why it does not map
+        self.enumerators: dict[str, int] = {}     # every evaluated enumerator
 
     # ---- declarations
 
@@ -95,12 +110,47 @@ class Scope:
             tag = _tag(dtype.typename)
             # glibc spells `typedef struct _IO_FILE __FILE;` before `... FILE;`
             best = self.names.get(tag)
-            if tag is not None and not tag.startswith("#") and (
-                    best is None or (best.startswith("_") and not name.startswith("_"))):
+            if tag is not None and (best is None or (best.startswith("_")
+                                                     and not name.startswith("_"))):
                 self.names[tag] = name
         elif isinstance(dtype, cx.Type) and dtype.typename.classkey == "enum":
-            self.enums.add(name)
+            tag = _tag(dtype.typename)
+            self.enums.setdefault(name, self.enums.get(tag, "its enumerators are not visible"))
         self.typedefs.setdefault(name, dtype)
+
+    def enum(self, enum: cx.EnumDecl) -> list[tuple[str, object]]:
+        """Record an enum definition; its enumerators with their values (None when one
+        cannot be evaluated, and every later one then too)."""
+        from .constants import I32_MAX, I32_MIN, Evaluator, NotConstant
+        known: dict[str, int] = {}
+        ev = Evaluator(lambda n: known[n] if n in known else self.enumerators.get(n))
+        out: list[tuple[str, object]] = []
+        nxt: int | None = 0
+        for e in enum.values:
+            value = nxt
+            if e.value is not None:
+                try:
+                    value = ev.value(" ".join(tok.value for tok in e.value.tokens))
+                except NotConstant:
+                    value = None
+                if not isinstance(value, int):
+                    value = None
+            out.append((e.name, value))
+            if value is not None:
+                known[e.name] = value
+                self.enumerators.setdefault(e.name, value)
+            nxt = None if value is None else value + 1
+        values = [v for _, v in out]
+        if None in values:
+            why = "has an enumerator whose value bindgen cannot evaluate"
+        elif any(not I32_MIN <= v <= I32_MAX for v in values):
+            why = "has enumerators outside i32 (C then picks a wider type)"
+        else:
+            why = None
+        key = _tag(enum.typename)
+        if key is not None:
+            self.enums[key] = why
+        return out
 
     # ---- mapping (11.3)
 
@@ -111,6 +161,9 @@ class Scope:
         if isinstance(t, cx.FunctionType):
             return self._function(t)
         if isinstance(t, cx.Pointer):
+            if result and self._is_function_pointer(t):
+                raise Unbindable(f"function pointer '{t.format()}' (a foreign function "
+                                 "cannot become a Neve Function value, 11.3)")
             return self._pointer(t.ptr_to, t)
         if isinstance(t, (cx.Reference, cx.MoveReference)):
             raise Unbindable(f"C++ reference '{t.format()}'")
@@ -129,24 +182,32 @@ class Scope:
         if isinstance(seg, cx.FundamentalSpecifier):
             key = fundamental_key(seg.name)
             if key in FUNDAMENTAL:
+                if FUNDAMENTAL[key] is None:
+                    raise _unsigned(key, spelled or seg.name)
                 return FUNDAMENTAL[key]
             raise Unbindable(f"type '{seg.name}' has no Neve mapping (11.3)")
         name = getattr(seg, "name", None)
         if name in STANDARD_NAMES and self._std(t):
+            if STANDARD_NAMES[name] is None:
+                raise _unsigned(name, spelled or name)
             return STANDARD_NAMES[name]
         rec = self._record_of(t)
         if rec is not None:
             what = "C++ class" if rec.cxx else rec.kind
             raise Unbindable(f"{what} '{spelled}' passed by value")
-        if t.typename.classkey == "enum" or name in self.enums:
-            raise Unbindable(f"enum '{spelled}' has no Neve mapping (11.3)")
+        key = _tag(t.typename)
+        if t.typename.classkey == "enum" or key in self.enums:
+            why = self.enums.get(key, "its enumerators are not visible")
+            if why is None:
+                return "i32"                  # C enumerators are `int` (C11 6.4.4.3)
+            raise Unbindable(f"enum '{spelled}' {why}")
         raise Unbindable(f"unknown type '{spelled}'")
 
     def _pointer(self, pointee: cx.DecoratedType, whole: cx.DecoratedType) -> str:
         if isinstance(pointee, cx.FunctionType):
             return self._function(pointee)
         if isinstance(pointee, cx.Pointer):
-            return self._pointer(pointee.ptr_to, pointee) + "[]"
+            return self._pointer_slots(pointee)
         if isinstance(pointee, (cx.Array, cx.Reference, cx.MoveReference, cx.MemberPointer)):
             raise Unbindable(f"type '{whole.format()}' has no Neve mapping (11.3)")
         spelled, target = self._resolve(pointee)
@@ -177,12 +238,33 @@ class Scope:
             return name
         return self._scalar(target, spelled) + "[]"
 
+    def _pointer_slots(self, inner: cx.Pointer) -> str:
+        """`T**`: a buffer of pointers (3.4 allows only buffers of numbers and of buffers).
+        A buffer inner type stays (`char**` is `char[][]`, `int**` `i32[][]`); `const char*`
+        is read as `char[]`; others (`void*`, foreign types, functions) are `u8[][]`, whose
+        elements convert through `any` (out-parameters, docs/interop.md)."""
+        try:
+            elem = self._pointer(inner.ptr_to, inner)
+        except Unbindable as e:
+            if "has no Neve mapping" in str(e) or "unsigned" in str(e):
+                raise
+            elem = "any"
+        if elem == "str":
+            return "char[][]"
+        if elem.endswith("[]") and not elem.startswith("Function<"):
+            return elem + "[]"
+        return "u8[][]"
+
     def _function(self, fn: cx.FunctionType) -> str:
         if fn.vararg:
             raise Unbindable(f"variadic function pointer '{fn.format()}'")
         parts = [self.neve(fn.return_type, result=True)]
         parts += [self.neve(p.type) for p in fn.parameters]
         return f"Function<{', '.join(parts)}>"
+
+    def _is_function_pointer(self, t: cx.Pointer) -> bool:
+        _, target = self._resolve(t.ptr_to)
+        return isinstance(target, cx.FunctionType)
 
     # ---- names
 
