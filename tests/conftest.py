@@ -30,6 +30,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     global _created_home, _previous_home
+    # build progress lines would interleave with the stderr the tests compare; the progress
+    # test (tests/build/test_one_path.py) turns them back on
+    os.environ.setdefault("NSM_QUIET", "1")
     inherited = os.environ.get(_SESSION_HOME_VAR)
     if inherited and Path(inherited).is_dir():
         os.environ["NEVE_HOME"] = inherited

@@ -23,7 +23,6 @@ from ..errors import NsmError
 from .stamps import FileDB, stamp, write_if_changed
 
 PLAN_VERSION = 2
-STATUS = "@@nsm "
 
 
 @dataclass
@@ -328,23 +327,24 @@ def _mark_built(meta: Path, script: str) -> None:
 
 def run_ninja(bdir: Path, verbose: bool = False, targets: list[str] = (),
               env: dict[str, str] | None = None) -> BuildResult:
-    """Run ninja in `bdir`; collect the edges it ran and the commands' own messages."""
-    env = dict(os.environ, NINJA_STATUS=STATUS, **(env or {}))
+    """Run ninja in `bdir`, showing its steps (nsm.progress.BuildSteps); collect the edges it
+    ran and the commands' own messages."""
     from ..paths import ninja_binary
+    from ..progress import BuildSteps, NinjaRun
     ninja = ninja_binary()       # (not runtime._ninja_bin: that import costs the no-op path)
     if ninja is None:
         return BuildResult(False, output="error: ninja not found (pip install ninja)\n",
                            exit_code=1)
-    p = subprocess.Popen([ninja, "-C", str(bdir), *targets], stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True, env=env)
+    run = NinjaRun([ninja, "-C", str(bdir), *targets], {**os.environ, **(env or {})},
+                   BuildSteps(verbose))
     res = BuildResult(True)
     lines = []
     skip_command = False
-    for line in p.stdout:
-        if line.startswith(STATUS):
-            res.ran.append(line[len(STATUS):].rstrip("\n"))
+    for step, line in run:
+        if step is not None:
+            res.ran.append(step)
             if verbose:
-                sys.stderr.write("  " + line[len(STATUS):])
+                sys.stderr.write(f"  {step}\n")
             continue
         if skip_command:                     # the command line after "FAILED:"
             skip_command = False
@@ -356,10 +356,9 @@ def run_ninja(bdir: Path, verbose: bool = False, targets: list[str] = (),
                             "ninja: build stopped")):
             continue
         lines.append(line)
-    rc = p.wait()
     res.output = "".join(lines)
-    res.ok = rc == 0
-    res.exit_code = 0 if rc == 0 else (3 if "internal compiler error" in res.output else 1)
+    res.ok = run.returncode == 0
+    res.exit_code = 0 if res.ok else (3 if "internal compiler error" in res.output else 1)
     return res
 
 

@@ -117,13 +117,14 @@ def _build(key: str, src: Path, final: Path, verbose: bool) -> None:
         _write_ninja(tmp, src, sources)
         if verbose:
             print(f"building the Neve runtime ({len(sources)} files) in {final}")
-        proc = subprocess.run([_ninja_bin(), "-C", str(tmp)] + (["-v"] if verbose else []),
-                              capture_output=True, text=True)
-        if verbose and proc.stdout:
-            print(proc.stdout, end="")
-        if proc.returncode != 0:
-            raise RuntimeBuildError("building the Neve runtime failed:\n"
-                                    + (proc.stdout + proc.stderr).strip())
+        from ..progress import BuildSteps, NinjaRun
+        run = NinjaRun([_ninja_bin(), "-C", str(tmp)] + (["-v"] if verbose else []),
+                       dict(os.environ), BuildSteps(verbose))
+        output = "".join(line for step, line in run if line is not None)
+        if verbose and output:
+            print(output, end="")
+        if run.returncode != 0:
+            raise RuntimeBuildError("building the Neve runtime failed:\n" + output.strip())
         shutil.copytree(src / "include", tmp / "include")
         if final.exists():           # a folder without a library: not ours to trust
             shutil.rmtree(final)

@@ -16,8 +16,8 @@ REPO = Path(__file__).resolve().parents[2]
 NSM = Path(sys.executable).parent / "nsm"
 
 
-def nsm(*args, cwd, home):
-    env = dict(os.environ, NEVE_HOME=str(home))
+def nsm(*args, cwd, home, **env_extra):
+    env = dict(os.environ, NEVE_HOME=str(home), **env_extra)
     return subprocess.run([str(NSM), *args], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=600)
 
@@ -169,3 +169,19 @@ def test_one_import_scanner():
             if pattern.search(p.read_text())]
     assert hits == [], hits
     assert "scan_imports" in (REPO / "nsm" / "build" / "graph.py").read_text()
+
+
+def test_builds_show_their_steps_off_a_terminal(tmp_path):
+    """One `[i/n] STEP` line per step on stderr when the build takes longer than
+    NSM_PROGRESS_AFTER (default one second); none with NSM_QUIET=1."""
+    home = tmp_path / "home"
+    pkg = package(tmp_path / "app")
+    r = nsm("build", cwd=pkg, home=home, NSM_QUIET="0", NSM_PROGRESS_AFTER="0")
+    assert r.returncode == 0, r.stderr
+    steps = [line for line in r.stderr.splitlines() if line.startswith("[")]
+    assert any(line.startswith("[1/") and "CXX" in line for line in steps), r.stderr   # the runtime
+    assert any("NEVE app__src_util" in line for line in steps), r.stderr
+    assert any(line.startswith("[") and "LINK" in line for line in steps), r.stderr
+    (pkg / "src" / "util.nv").write_text("def int twice(int x)\n    return x + x\n")
+    r = nsm("build", cwd=pkg, home=home, NSM_QUIET="1", NSM_PROGRESS_AFTER="0")
+    assert r.returncode == 0 and not [l for l in r.stderr.splitlines() if l.startswith("[")]
