@@ -28,7 +28,8 @@ def build(release: bool, tests: bool, verbose: bool, emit: str | None) -> None:
     print_executables(res)
     if emit == "ptx":
         from .build.orchestrate import build_dir_of
-        ptx = sorted((build_dir_of(root.resolve(), release) / "ptx").glob("*.ptx"))
+        from .build.plugins.kernel import listed
+        ptx = listed(build_dir_of(root.resolve(), release))
         for p in ptx:
             click.echo(str(p))
         if not ptx:
