@@ -281,7 +281,7 @@ class KernelChecker:
                            "move the barrier or shuffle into the kernel")
             return
         try:
-            plan_kernel(sym)
+            sym.plan = plan_kernel(sym)      # the CPU lowering reads it (computed once)
         except Unsupported as u:
             self.error(u.span, f"the CPU back end cannot run this kernel: {u.reason}")
 

@@ -177,43 +177,32 @@ def _compile(path: str, imports, release: bool, emit: str | None, check_only: bo
         return
     if check_only:
         return
-    from .backends import cpu
-    from .lower.core import Lowerer
-    tm = cpu.target_machine()
+    from .codegen import compile_module
     dumps = []
     for m in loader.order:                # one object and one interface per module
-        lowerer = Lowerer(program, tm.target_data, cpu.triple(), release=release,
-                          module_name=m.path)
-        llmod = _timed(res, "lower", lowerer.lower,
-                       owns=lambda f, m=m: f.scope is not None and f.scope.mod is m,
-                       is_root=m is root)
-        if emit == "ptx":                 # lowering the kernels made their PTX (12.4)
-            dumps += _module_ptx_dump(lowerer, m.path, diags)
-            continue
-        text = str(llmod)
-        if emit == "ir":
-            dumps.append(f"; module {m.path}\n{text}")
-            continue
-        mod = _timed(res, "verify", cpu.parse, text)
-        _timed(res, "optimise", cpu.optimize, mod, tm, 3 if release else 2)
-        if emit == "llvm":
-            dumps.append(f"; module {m.path}\n{mod}")
+        out = compile_module(program, m.path, res, release=release,
+                             owns=lambda f, m=m: f.scope is not None and f.scope.mod is m,
+                             is_root=m is root, until=emit or "obj", check_ptx=emit == "ptx")
+        if emit == "ptx":
+            dumps += _ptx_dump(out.ptx, m.path, diags)
+        elif emit == "ir":
+            dumps.append(f"; module {m.path}\n{out.ir}")
+        elif emit == "llvm":
+            dumps.append(f"; module {m.path}\n{out.llvm}")
         elif emit == "asm":
-            dumps.append(f"# module {m.path}\n{cpu.emit_assembly(mod, tm)}")
+            dumps.append(f"# module {m.path}\n{out.asm}")
         else:
-            obj = _timed(res, "codegen", cpu.emit_object, mod, tm)
-            res.units.append(Unit(m.path, m.key, obj))
+            res.units.append(Unit(m.path, m.key, out.obj))
     if emit in ("ir", "llvm", "asm", "ptx"):
         res.dump = "\n".join(dumps)
 
 
-def _module_ptx_dump(lowerer, path: str, diags: Diagnostics) -> list[str]:
-    """The PTX of one module's kernels (made by compiler.backends.nvptx.kernel_ptx while
-    lowering), or an error saying why there is none; nothing for a module without kernels."""
-    out = []
-    for ptx, why in lowerer.__dict__.get("_nvptx_modules", {}).values():
-        if ptx:
-            out.append(f"// module {path}\n{ptx}")
-        else:
-            diags.error(None, f"no PTX for the kernels of {path}: {why}")
-    return out
+def _ptx_dump(ptx, path: str, diags: Diagnostics) -> list[str]:
+    """The PTX of one module's kernels, or an error saying why there is none; nothing for a
+    module without kernels."""
+    if ptx is None:
+        return []
+    if not ptx.text:
+        diags.error(None, f"no PTX for the kernels of {path}: {ptx.why}")
+        return []
+    return [f"// module {path}\n{ptx.text}"]

@@ -42,6 +42,7 @@ class FuncSym:
     owner: Any = None          # symbols.ClassInfo for methods and ctors
     foreign: Any = None        # foreign.ProtoInfo for a `proto` (C symbol, no body)
     kind: str = "def"          # 'def' | 'kernel' | 'gpu' (LANGUAGE.md 12.1)
+    plan: Any = None           # a kernel's lower.regions.Plan, made once by the checker
 
 
 # ------------------------------------------------------------------ expressions

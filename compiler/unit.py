@@ -29,6 +29,8 @@ class UnitResult:
     objects: dict[str, bytes] = field(default_factory=dict)      # module key -> object file
     interfaces: dict[str, bytes] = field(default_factory=dict)   # module key -> .nvi bytes
     interfaces_read: list[str] = field(default_factory=list)     # keys of other modules' .nvi
+    ptx: dict[str, str | None] = field(default_factory=dict)     # module key -> its PTX file
+    warnings: str = ""              # shown even when the compile succeeds
 
 
 def compile_unit(sources: list[Path], nvi_dir: Path, imports: ImportMap, *,
@@ -45,7 +47,7 @@ def compile_unit(sources: list[Path], nvi_dir: Path, imports: ImportMap, *,
     out.exit_code = res.exit_code
     out.diagnostics = res.diags.render_all()
     if not res.ok:
-        out.objects, out.interfaces = {}, {}
+        out.objects, out.interfaces, out.ptx, out.warnings = {}, {}, {}, ""
     return out
 
 
@@ -103,13 +105,10 @@ def _compile_unit(sources: list[Path], nvi_dir: Path, imports: ImportMap, releas
 
 
 def _emit_objects(program, unit, root, release: bool, res, out: UnitResult) -> None:
-    """One object per unit module: its own functions, strong; generic instances and the
-    creators of other units' globals, linkonce_odr (every unit using them has a copy, the
-    linker keeps one), placed with the unit's main module."""
-    from .backends import cpu
-    from .driver import _timed
-    from .lower.core import Lowerer
-    tm = cpu.target_machine()
+    """One object (and its kernels' PTX) per unit module: its own functions, strong;
+    generic instances and the creators of other units' globals, linkonce_odr (every unit
+    using them has a copy, the linker keeps one), placed with the unit's main module."""
+    from .codegen import compile_module
     home = root if root is not None else min(unit, key=lambda m: m.key)
 
     def place(f):
@@ -120,13 +119,15 @@ def _emit_objects(program, unit, root, release: bool, res, out: UnitResult) -> N
         return "linkonce_odr" if shared else None
 
     for m in sorted(unit, key=lambda m: m.key):
-        lowerer = Lowerer(program, tm.target_data, cpu.triple(), release=release,
-                          module_name=m.path)
-        llmod = _timed(res, "lower", lowerer.lower, owns=lambda f, m=m: place(f) is m,
-                       is_root=m is root and program.main is not None, linkage=linkage)
-        mod = _timed(res, "verify", cpu.parse, str(llmod))
-        _timed(res, "optimise", cpu.optimize, mod, tm, 3 if release else 2)
-        out.objects[m.key] = _timed(res, "codegen", cpu.emit_object, mod, tm)
+        got = compile_module(program, m.path, res, release=release,
+                             owns=lambda f, m=m: place(f) is m,
+                             is_root=m is root and program.main is not None, linkage=linkage,
+                             check_ptx=True)
+        out.objects[m.key] = got.obj
+        out.ptx[m.key] = None if got.ptx is None else got.ptx.file_text(m.path)
+        if got.ptx is not None and not got.ptx.text:
+            out.warnings += (f"warning: no PTX for the kernels of {m.path}: {got.ptx.why}; "
+                             "they run on the CPU back end only\n")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"error: {e}\n")
         return EXIT_ERROR
     r = compile_unit(args.sources, args.nvi_dir, imports, release=args.release)
-    sys.stderr.write(r.diagnostics)
+    sys.stderr.write(r.diagnostics + r.warnings)
     if r.ok:
         for key in sorted(r.objects):
             print(f"{key}: object {len(r.objects[key])} bytes, interface "

@@ -27,8 +27,9 @@ def build(release: bool, tests: bool, verbose: bool, emit: str | None) -> None:
     res = build_or_exit(root, release, tests, verbose)
     print_executables(res)
     if emit == "ptx":
+        from .build.plugins.kernel import listed
         from .paths import package_build_dir
-        ptx = sorted((package_build_dir(root.resolve(), release) / "ptx").glob("*.ptx"))
+        ptx = listed(package_build_dir(root.resolve(), release))
         for p in ptx:
             click.echo(str(p))
         if not ptx:

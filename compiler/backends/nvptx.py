@@ -134,33 +134,3 @@ def compile_ptx(ir_text: str, kernels: list[str], arch: str = ARCH,
 def has_entry(ptx: str, name: str) -> bool:
     """Whether `.entry NAME(` is in the PTX (an unmarked kernel becomes a `.func`)."""
     return re.search(r"\.entry\s+" + re.escape(name) + r"\s*\(", ptx) is not None
-
-
-def kernel_ptx(lowerer, sym) -> tuple[str, str]:
-    """The hook of compiler/lower/kernels.py: (PTX text of sym's module, sym's `.entry`).
-
-    All kernels of the module (and the gpu functions they reach) go into one NVPTX module,
-    compiled once per host lowerer and shared by the kernels' nv_kernel descriptors. When that
-    fails (no libdevice, a construct the NVPTX lowering rejects) the PTX is "" and the entry
-    holds why: the runtime reports it at a launch that needs the GPU (neve_rt.h, nv_kernel)."""
-    cache = lowerer.__dict__.setdefault("_nvptx_modules", {})
-    mod = sym.scope.mod if sym.scope is not None else None
-    if id(mod) not in cache:
-        cache[id(mod)] = _module_ptx(lowerer, mod)
-    ptx, why = cache[id(mod)]
-    from ..lower.kernels_gpu import entry_name
-    return (ptx, entry_name(sym.symbol)) if ptx else ("", why)
-
-
-def _module_ptx(lowerer, mod) -> tuple[str, str]:
-    from ..lower.kernels_gpu import entry_name, lower_module
-    kernels = [f for f in lowerer.program.functions
-               if f.kind == "kernel" and f.scope is not None and f.scope.mod is mod]
-    try:
-        llmod = lower_module(lowerer.program, kernels, f"{lowerer.module.name}.nvptx",
-                             release=lowerer.release)
-        return compile_ptx(str(llmod), [entry_name(k.symbol) for k in kernels]), ""
-    except NvptxError as e:
-        return "", str(e)
-    except Exception as e:  # noqa: BLE001 - the CPU back end still runs the kernels
-        return "", f"NVPTX lowering failed: {type(e).__name__}: {e}"

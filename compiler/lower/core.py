@@ -43,8 +43,9 @@ class FuncState:
 
 class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, MapLowering, ExprLowering, StmtLowering, IntrinsicLowering):
     def __init__(self, program: T.Program, target_data, triple: str, *, release: bool = False,
-                 module_name: str = "neve") -> None:
+                 module_name: str = "neve", ptx=None) -> None:
         self.program = program
+        self.ptx = ptx          # codegen.Ptx of this module's kernels (the PTX stage), or None
         self.td = target_data
         self.release = release
         self.module = ir.Module(name=module_name)

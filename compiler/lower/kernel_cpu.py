@@ -1,7 +1,7 @@
 """The CPU kernel target (LANGUAGE.md 12.4): one function per kernel runs one block.
 
 `void K.cpu(void** args, const nv_block* b)` loads the arguments (args[i] points at parameter
-i's value) and the block's indices and dimensions once, then runs the plan of regions.py:
+i's value) and the block's indices and dimensions once, then runs the plan of regions.py (made by the checker):
 thread loops `for tz, ty, tx` over barrier-free segments (the innermost loop over tx is what
 LLVM vectorises), and once-per-block control flow between them. Per-thread locals live in
 arrays sized by the block (stack memory of the pool worker running the block). gpu functions
@@ -16,7 +16,7 @@ from ..types import BOOL
 from ..driver import InternalError
 from . import runtime_abi as R
 from .kernel_target import KernelTarget
-from .regions import For, If, Jump, Loop, Once, Unsupported, While, plan_kernel
+from .regions import For, If, Jump, Loop, Once, While
 
 I64 = R.I64
 NV_BLOCK = ir.LiteralStructType([ir.ArrayType(I64, 3)] * 3 + [R.PTR])
@@ -116,10 +116,9 @@ class CpuTarget(KernelTarget):
     # -------------------------------------------------------- kernels
     def define_kernel(self, lw, sym) -> ir.Function:
         from .core import FuncState
-        try:
-            plan = plan_kernel(sym)
-        except Unsupported as u:               # the checker reports these first
-            raise InternalError(f"kernel {sym.name}: {u.reason}") from None
+        plan = sym.plan                        # made by the checker (check_cpu_shape)
+        if plan is None:
+            raise InternalError(f"kernel {sym.name} reached lowering without its region plan")
         fn = ir.Function(lw.module, ir.FunctionType(R.VOID, [R.PTR.as_pointer(), R.PTR]),
                          name=sym.symbol + ".cpu")
         fs = FuncState(sym, fn)

@@ -3,10 +3,10 @@
 Kernel and gpu bodies are lowered in kernel mode through a KernelTarget (kernel_target.py);
 the CPU target (kernel_cpu.py) is always compiled. Each `kernel` also gets one constant
 `nv_kernel` descriptor (neve_rt.h), emitted by `emit_kernel_descriptor` only: the CPU block
-function, and the PTX text and `.entry` name from the NVPTX back end's hook
-`compiler.backends.nvptx.kernel_ptx(lowerer, sym) -> (ptx, entry) | None` when it defines one
-(NULL otherwise). A launch calls the runtime's `nv_launch`, which uses the GPU when one is in
-use and the kernel has PTX, and the CPU worker pool otherwise.
+function, and the PTX text and `.entry` name from the PTX stage's product the Lowerer is
+given (`Lowerer.ptx`, compiler/codegen.py): "" and the reason when no PTX could be made,
+NULL when there is no PTX stage. A launch calls the runtime's `nv_launch`, which uses the GPU
+when one is in use and the kernel has PTX, and the CPU worker pool otherwise.
 """
 from __future__ import annotations
 
@@ -21,15 +21,6 @@ from .kernel_cpu import CpuTarget, KDESC
 KERNEL_MATH = {"sqrt", "exp", "log", "tanh", "floor", "ceil", "pow", "min", "max", "abs",
                "isnan", "isinf"}
 FLAG_SHUFFLES = 1        # NV_KERNEL_SHUFFLES: blocks need a multiple of 32 threads
-
-
-def ptx_hook():
-    """The NVPTX back end's per-kernel hook, when it provides one."""
-    try:
-        from ..backends import nvptx
-    except ImportError:
-        return None
-    return getattr(nvptx, "kernel_ptx", None)
 
 
 class KernelLowering:
@@ -55,10 +46,12 @@ class KernelLowering:
 
     def emit_kernel_descriptor(self, f: T.FuncSym, cpu: ir.Function) -> None:
         """The one place an nv_kernel constant is made: {name, cpu, ptx, entry} + flags."""
-        hook = ptx_hook()
-        got = hook(self, f) if hook is not None else None
         null = ir.Constant(R.PTR, None)
-        ptx, entry = (self.cstr(got[0]), self.cstr(got[1])) if got else (null, null)
+        ptx, entry = null, null
+        if self.ptx is not None and self.ptx.text:    # the PTX stage took this module's kernels
+            ptx, entry = self.cstr(self.ptx.text), self.cstr(self.ptx.entries[f])
+        elif self.ptx is not None:           # the runtime reports why at a GPU launch
+            ptx, entry = self.cstr(""), self.cstr(self.ptx.why)
         flags = FLAG_SHUFFLES if uses_shuffles(f) else 0
         gv = self.kernel_desc(f)
         gv.linkage = ""

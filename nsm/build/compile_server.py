@@ -41,7 +41,8 @@ def _serve_one(conn: socket.socket) -> None:
     enc = lambda d: {k: base64.b64encode(v).decode() for k, v in d.items()}  # noqa: E731
     conn.sendall(json.dumps({"ok": res.ok, "exit_code": res.exit_code,
                              "diagnostics": res.diagnostics, "objects": enc(res.objects),
-                             "interfaces": enc(res.interfaces),
+                             "interfaces": enc(res.interfaces), "ptx": res.ptx,
+                             "warnings": res.warnings,
                              "interfaces_read": res.interfaces_read}).encode())
 
 
@@ -79,7 +80,8 @@ def serve(path: str) -> None:
 def request(path: str, cwd: str, sources: list[str], nvi_dir: str, imports: str,
             release: bool) -> dict | None:
     """Ask the server at `path` to compile a unit; the decoded answer (bytes values for
-    objects and interfaces), or None when there is no server or it failed."""
+    objects and interfaces, PTX text or None per module), or None when there is no server or
+    it failed."""
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
             s.connect(path)

@@ -1,6 +1,6 @@
-"""The `neve` plug-in: each build unit (a module, or an import cycle) -> one object and one
-interface (`.nvi`) per module, by `python -m nsm.build.neve_edge` (see there for the content
-store and the early cut-off)."""
+"""The `neve` plug-in: each build unit (a module, or an import cycle) -> one object, one
+interface (`.nvi`) and one PTX file (empty without kernels) per module, by
+`python -m nsm.build.neve_edge` (see there for the content store and the early cut-off)."""
 from __future__ import annotations
 
 import shlex
@@ -8,6 +8,11 @@ import sys
 from pathlib import Path
 
 from . import Edge, Products, Rule
+
+
+def ptx_file(ctx, m) -> str:
+    """Where the compile of m's unit writes the PTX of m's kernels."""
+    return str(Path(ctx.build_dir) / "ptx" / f"{m.key}.ptx")
 
 
 class NevePlugin:
@@ -46,7 +51,8 @@ class NevePlugin:
                         imports.append(d.key)
                         implicit.append(ctx.nvi(d))
             edges.append(Edge(objs, "neve", inputs, implicit=implicit,
-                              implicit_outputs=[ctx.nvi(m) for m in u.modules],
+                              implicit_outputs=[ctx.nvi(m) for m in u.modules]
+                              + [ptx_file(ctx, m) for m in u.modules],
                               variables={"srcs": " ".join(shlex.quote(str(m.path)) for m in u.modules),
                                          "imports": " ".join(f"--import {k}" for k in imports),
                                          "keys": ",".join(m.key for m in u.modules),
