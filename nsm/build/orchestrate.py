@@ -98,9 +98,31 @@ def _targets_wanted(target: Target, bdir: Path) -> tuple[list[tuple[str, str, Pa
     if target.tests and (root / "tests").is_dir():
         for t in sorted((root / "tests").glob("*.nv")):
             exes.append((t.stem, "test", t.resolve(), bdir / "tests" / t.stem))
+    return exes, _library_modules(root, {r for _, _, r, _ in exes})
+
+
+SKIPPED_FOLDERS = {"tests", "examples", "build", "native", "include"}
+
+
+def _library_modules(root: Path, programs: set[Path]) -> list[Path]:
+    """The package's library: its entry module and every other module under its module root
+    (as Go compiles every file of a package), except programs, and the tests/, examples/,
+    build/, native/ and hidden folders, which are not library code."""
+    from .. import project
+    top = project.module_root(root)
+    out = []
     entry = project.package_entry(root)
-    libs = [entry.resolve()] if entry.is_file() else []
-    return exes, libs
+    if entry.is_file():
+        out.append(entry.resolve())
+    for dirpath, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and not
+                         (Path(dirpath) == top and d in SKIPPED_FOLDERS) and
+                         not (Path(dirpath, d) / "neve.toml").exists())
+        for f in sorted(files):
+            p = Path(dirpath, f).resolve()
+            if f.endswith(".nv") and p not in programs and p not in out:
+                out.append(p)
+    return out
 
 
 def _toolchain_files() -> list[str]:

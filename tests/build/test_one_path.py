@@ -125,8 +125,8 @@ def test_each_module_is_parsed_once_per_compile(tmp_path, monkeypatch):
     from nsm.build.orchestrate import import_map_for, whole_program
     (tmp_path / "a.nv").write_text("import b\nclass Box\n    int v\ndef int fa()\n    return b.fb()\n")
     (tmp_path / "b.nv").write_text("import a\ndef int fb()\n    return 1\n")
-    (tmp_path / "m.nv").write_text("from a import Box\nimport a\nmain\n    Box x = new Box(a.fa())\n"
-                                   "    print(x.v)\n")
+    (tmp_path / "m.nv").write_text("from a import Box\nimport a\nmain\n    Box x = new Box()\n"
+                                   "    x.v = a.fa()\n    print(x.v)\n")
     counts = _count_parses(monkeypatch)
     res = whole_program(tmp_path / "m.nv", check_only=True)
     assert res.ok, res.diags.render_all()
