@@ -172,7 +172,7 @@ def _compile(path: str, release: bool, emit: str | None, check_only: bool, res: 
     root = _timed(res, "parse", loader.load_root, path, src)
     if diags.has_errors:
         return
-    from .checker import Checker
+    from .check.checker import Checker
     program = _timed(res, "check", Checker(loader.order, root, diags, loader.std).check)
     if diags.has_errors:
         return

@@ -125,7 +125,7 @@ def _compile_unit(sources: list[Path], nvi_dir: Path, release: bool, res, out: U
         except ValueError as e:
             raise InternalError(str(e)) from None
     out.interfaces_read = sorted(ifaces)
-    from .unit_check import UnitChecker
+    from .check.unit import UnitChecker
     checker = UnitChecker(loader.order, root, diags, loader.std, unit, ifaces)
     program = _timed(res, "check", checker.check)
     if diags.has_errors:

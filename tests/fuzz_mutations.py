@@ -315,7 +315,7 @@ def _stages(path: str) -> None:
     """The front end's stages as compile_file(check_only=True) runs them, without its exception boundary,
     so an internal error shows its whole traceback."""
     from compiler import driver
-    from compiler.checker import Checker
+    from compiler.check.checker import Checker
     from compiler.diagnostics import CompileError
     from compiler.parser import parse_module
     diags = Diagnostics()
@@ -414,7 +414,7 @@ _REACHED = [False]          # set by the wrapped Checker.check: this case got th
 
 def _instrument_checker() -> None:
     """Count checker runs: wrap Checker.check (the driver imports the class at call time)."""
-    from compiler.checker import Checker
+    from compiler.check.checker import Checker
     original = Checker.check
     if getattr(original, "_fuzz_wrapped", False):
         return

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import math
 
-from .floats import round_decimal
+from ..floats import round_decimal
 from .literals import (LiteralChecker, is_lit_expr, round_f32)
 from .fstrings import FStringChecker
 
-from . import ast as A
-from . import tir as T
-from .diagnostics import Diagnostics, Span
-from .types import (ArrayT, BufferT, ChannelT, FixedT, FuncT, MapT, Prim, TupleT, Type, INT, ERR,
+from .. import ast as A
+from .. import tir as T
+from ..diagnostics import Diagnostics, Span
+from ..types import (ArrayT, BufferT, ChannelT, FixedT, FuncT, MapT, Prim, TupleT, Type, INT, ERR,
                     FLOAT, F64, BOOL, CHAR, STR, VOID, NIL, ANY, PRIMS, is_int, is_float,
                     is_numeric, widens_to, common_numeric)
 
@@ -245,7 +245,7 @@ class ExprChecker(LiteralChecker, FStringChecker):
         v = self.scope.lookup(e.id) if self.scope else None
         if v is not None:
             return T.Local(v.type, e.span, v)
-        from .builtins import builtin_value
+        from .call import builtin_value
         r = builtin_value(self, e, expected)
         if r is not None:
             return r
@@ -562,7 +562,7 @@ class ExprChecker(LiteralChecker, FStringChecker):
         self.fail(span, f"cannot convert {src} to {dst}")
 
     def ex_Call(self, e: A.Call, expected):
-        from .builtins import check_call
+        from .call import check_call
         return check_call(self, e, expected)
 
     def ex_Fold(self, e: A.Fold, expected):

@@ -4,21 +4,21 @@ Statements are checked here; expressions in check_expr.py; intrinsics in builtin
 """
 from __future__ import annotations
 
-from . import ast as A
-from . import tir as T
+from .. import ast as A
+from .. import tir as T
 from .callgraph import analyse
-from .declare import DeclChecker
-from .check_members import MemberChecker
-from .check_foreign import ForeignChecker
-from .check_threads import ThreadChecker
-from .check_kernels import KernelChecker, PREDECLARED
-from .modules import Module
+from .decl import DeclChecker
+from .members import MemberChecker
+from .foreign import ForeignChecker
+from .threads import ThreadChecker
+from .kernels import KernelChecker, PREDECLARED
+from ..modules import Module
 from .symbols import ModScope
-from .parser import BUILTIN_GENERICS
-from .check_expr import Abandon as _Abandon, ExprChecker
-from .diagnostics import Diagnostics, Span
-from .builtins import FILE_T
-from .types import (ArrayT, BufferT, ChannelT, ClassT, ForeignT, ERR, FixedT, MapT, Prim, TupleT, Type, INT, STR, VOID, CHAR, is_numeric, is_int)
+from ..parser import BUILTIN_GENERICS
+from .expr import Abandon as _Abandon, ExprChecker
+from ..diagnostics import Diagnostics, Span
+from .call import FILE_T
+from ..types import (ArrayT, BufferT, ChannelT, ClassT, ForeignT, ERR, FixedT, MapT, Prim, TupleT, Type, INT, STR, VOID, CHAR, is_numeric, is_int)
 
 PHASE_LATER: dict = {}
 

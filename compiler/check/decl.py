@@ -2,12 +2,12 @@
 function signatures, and monomorphisation of generic functions and classes (6.4, 7.1)."""
 from __future__ import annotations
 
-from . import ast as A
-from . import tir as T
-from .check_expr import Abandon, similar
-from .foreign_names import foreign_type_names, is_initializer, proto_neve_name
+from .. import ast as A
+from .. import tir as T
+from .expr import Abandon, similar
+from ..foreign_names import foreign_type_names, is_initializer, proto_neve_name
 from .symbols import ClassDecl, ClassInfo, GenericFunc, ModScope
-from .types import (ClassT, ForeignT, Prim, Type, PRIMS, VOID)
+from ..types import (ClassT, ForeignT, Prim, Type, PRIMS, VOID)
 
 MAX_INSTANTIATION_DEPTH = 64
 BUILTIN_CLASSES = ("File",)
@@ -128,7 +128,7 @@ class DeclChecker:
 
     def check_operator(self, op: str, f: T.FuncSym) -> None:
         """6.5: definable only for operand types without a built-in meaning of the operator."""
-        from .check_expr import builtin_operand
+        from .expr import builtin_operand
         n = len(f.params)
         if n != (1 if op == "-" and n == 1 else 2):
             self.error(f.span, f"operator '{op}' takes two parameters" +

@@ -8,13 +8,13 @@ whole program's order (7.3).
 """
 from __future__ import annotations
 
-from . import tir as T
+from .. import tir as T
 from .callgraph import analyse
-from .check_expr import Abandon
-from .check_members import global_capable
+from .expr import Abandon
+from .members import global_capable
 from .checker import Checker
-from .driver import InternalError
-from .modules import Module
+from ..driver import InternalError
+from ..modules import Module
 
 REC_SUFFIX = "~rec"
 

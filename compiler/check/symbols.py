@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from . import ast as A
-from . import tir as T
-from .modules import Module
-from .types import ClassT, Type
+from .. import ast as A
+from .. import tir as T
+from ..modules import Module
+from ..types import ClassT, Type
 
 
 @dataclass(eq=False)

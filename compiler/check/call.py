@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import math
 
-from . import ast as A
-from . import tir as T
-from .check_expr import is_lit_expr, similar
-from .check_threads import CHANNEL_METHODS
-from .check_kernels import KERNEL_CALLS, PHASE2_INTRINSICS
-from .types import (ArrayT, ChannelT, ClassT, FixedT, MapT, TupleT, Type, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, U8, ANY, BF16,
+from .. import ast as A
+from .. import tir as T
+from .expr import is_lit_expr, similar
+from .threads import CHANNEL_METHODS
+from .kernels import KERNEL_CALLS, PHASE2_INTRINSICS
+from ..types import (ArrayT, ChannelT, ClassT, FixedT, MapT, TupleT, Type, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, U8, ANY, BF16,
                     is_int, is_numeric, common_numeric)
 
 MATH1 = ("sqrt", "exp", "log", "log2", "sin", "cos", "tanh", "floor", "ceil", "round")
