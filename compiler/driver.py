@@ -9,18 +9,15 @@ import json
 import os
 import sys
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .diagnostics import CompileError, Diagnostic, Diagnostics, Span
+from .diagnostics import CompileError, Diagnostic, Diagnostics, InternalError
+from .source import read_source
+from .stages import timed as _timed
 
 STAGES = ("tokens", "ast", "typed", "ir", "llvm", "asm", "ptx", "obj")
 EXIT_ERROR, EXIT_ICE = 1, 3
-
-
-class InternalError(Exception):
-    """An unexpected failure inside the compiler, reported as `internal compiler error`."""
 
 
 @dataclass
@@ -43,26 +40,6 @@ class Result:
     dump: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
     exit_code: int = 0
-
-
-def read_source(path: str, diags: Diagnostics, data: bytes | None = None) -> str | None:
-    """The text of a source file (or of `data`, its bytes already read), registered for
-    diagnostics; None after reporting why it cannot be used."""
-    if data is None:
-        try:
-            data = Path(path).read_bytes()
-        except OSError as e:
-            diags.error(None, f"cannot read {path}: {e.strerror or e}")
-            return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-        diags.error(Span(path, line, col), "source is not valid UTF-8")
-        return None
-    diags.add_source(path, text)
-    return text
 
 
 DEEP_STACK_BYTES = 1 << 30
@@ -134,14 +111,6 @@ def _compile_boundary(work) -> Result:
     else:
         res.ok = True
     return res
-
-
-def _timed(res: Result, stage: str, fn, *args, **kw):
-    t0 = time.perf_counter()
-    try:
-        return fn(*args, **kw)
-    finally:
-        res.timings[stage] = res.timings.get(stage, 0.0) + time.perf_counter() - t0
 
 
 def _compile(path: str, release: bool, emit: str | None, check_only: bool, res: Result,

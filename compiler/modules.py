@@ -209,7 +209,7 @@ class Loader:
         if real in self.by_file:
             return self.by_file[real]
         if source is None:
-            from .driver import read_source
+            from .source import read_source
             source = read_source(shown, self.diags)
             if source is None:
                 return None
@@ -249,7 +249,7 @@ class Loader:
         path = native_bindings_path(pkg)
         if not path.is_file() or resolved(path) == real:
             return None
-        from .driver import read_source
+        from .source import read_source
         shown = os.path.relpath(path) if str(resolved(path)).startswith(str(Path.cwd())) \
             else str(path)
         source = read_source(shown, self.diags)

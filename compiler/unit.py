@@ -82,7 +82,9 @@ def compile_unit(sources: list[Path], nvi_dir: Path, *, release: bool = False) -
 
 
 def _compile_unit(sources: list[Path], nvi_dir: Path, release: bool, res, out: UnitResult):
-    from .driver import InternalError, _timed, read_source
+    from .diagnostics import InternalError
+    from .source import read_source
+    from .stages import timed as _timed
     from .lexer import tokenize
     from .modules import Loader
     from .parser import parse_module
@@ -144,7 +146,7 @@ def _emit_objects(program, unit, root, release: bool, res, out: UnitResult) -> N
     creators of other units' globals, linkonce_odr (every unit using them has a copy, the
     linker keeps one), placed with the unit's main module."""
     from .backends import cpu
-    from .driver import _timed
+    from .stages import timed as _timed
     from .lower.core import Lowerer
     tm = cpu.target_machine()
     home = root if root is not None else min(unit, key=lambda m: m.key)

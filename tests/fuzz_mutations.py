@@ -318,9 +318,10 @@ def _stages(path: str) -> None:
     from compiler.check.checker import Checker
     from compiler.diagnostics import CompileError
     from compiler.parser import parse_module
+    from compiler.source import read_source
     diags = Diagnostics()
     try:
-        src = driver.read_source(path, diags)
+        src = read_source(path, diags)
         if src is None:
             return
         toks = tokenize(src, path, diags)

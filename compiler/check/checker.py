@@ -4,6 +4,8 @@ Statements are checked here; expressions in check_expr.py; intrinsics in builtin
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .. import ast as A
 from .. import tir as T
 from .callgraph import analyse
@@ -12,13 +14,15 @@ from .members import MemberChecker
 from .foreign import ForeignChecker
 from .threads import ThreadChecker
 from .kernels import KernelChecker, PREDECLARED
-from ..modules import Module
 from .symbols import ModScope
 from ..parser import BUILTIN_GENERICS
 from .expr import Abandon as _Abandon, ExprChecker
 from ..diagnostics import Diagnostics, Span
 from .call import FILE_T
 from ..types import (ArrayT, BufferT, ChannelT, ClassT, ForeignT, ERR, FixedT, MapT, Prim, TupleT, Type, INT, STR, VOID, CHAR, is_numeric, is_int)
+
+if TYPE_CHECKING:                  # the loader's Module, named in annotations only
+    from ..modules import Module
 
 PHASE_LATER: dict = {}
 

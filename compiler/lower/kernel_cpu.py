@@ -13,7 +13,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ..types import BOOL
-from ..driver import InternalError
+from ..diagnostics import InternalError
 from . import runtime_abi as R
 from .kernel_target import KernelTarget
 from .regions import For, If, Jump, Loop, Once, Unsupported, While, plan_kernel
