@@ -1,4 +1,5 @@
-"""Intrinsics of the standard library (LANGUAGE.md 14): checking of calls and methods.
+"""Calls: of user functions and methods (argument binding, 6.1), of values, and of the
+intrinsics and built-in methods whose tables are in compiler/builtins.py (LANGUAGE.md 14).
 
 Each intrinsic checks its arguments and returns a tir.Builtin whose name lowering dispatches on.
 """
@@ -8,53 +9,13 @@ import math
 
 from .. import ast as A
 from .. import tir as T
-from .expr import is_lit_expr, similar
-from .threads import CHANNEL_METHODS
-from .kernels import KERNEL_CALLS, PHASE2_INTRINSICS
-from ..types import (ArrayT, ChannelT, ClassT, FixedT, MapT, TupleT, Type, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, U8, ANY, BF16,
+from ..builtins import (ARRAY_METHODS, BUILTIN_NAMES, CHANNEL_METHODS, FILE_METHODS, FILE_T, FIXED,
+                        GENERIC_BUILTINS, KERNEL_CALLS, MAP_METHODS, MATH1, PHASE2_INTRINSICS,
+                        STR_METHODS)
+from .literals import is_lit_expr
+from .suggest import similar
+from ..types import (ArrayT, ChannelT, ClassT, FixedT, MapT, TupleT, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, ANY,
                     is_int, is_numeric, common_numeric)
-
-MATH1 = ("sqrt", "exp", "log", "log2", "sin", "cos", "tanh", "floor", "ceil", "round")
-
-# name -> (parameter types, defaults (ast-free constants), result, raises)
-FIXED: dict[str, tuple[tuple[Type, ...], tuple, Type, bool]] = {
-    "flush": ((), (), VOID, False),
-    "argv": ((), (), ArrayT(STR), False),
-    "getenv": ((STR, STR), (b"",), STR, False),
-    "exit": ((INT,), (), VOID, False),
-    "start_timer": ((), (), VOID, False),
-    "end_timer": ((), (), FLOAT, False),
-    "clock": ((), (), F64, False),
-    "time": ((), (), F64, False),
-    "sleep": ((F64,), (), VOID, False),
-    "arange_int": ((INT, INT, INT), (1,), ArrayT(INT), True),
-    "arange_float": ((FLOAT, FLOAT, FLOAT), (1.0,), ArrayT(FLOAT), True),
-    "to_char": ((INT,), (), CHAR, False),
-    "float_to_bf16": ((FLOAT,), (), BF16, False),
-    "bf16_to_float": ((BF16,), (), FLOAT, False),
-    "seed": ((INT,), (), VOID, False),
-    "randint": ((INT, INT), (), INT, True),
-    "randu": ((FLOAT, FLOAT), (0.0, 1.0), FLOAT, False),
-    "randn": ((FLOAT, FLOAT), (0.0, 1.0), FLOAT, False),
-    "read_file": ((STR,), (), STR, True),
-    "read_lines": ((STR,), (), ArrayT(STR), True),
-    "read_bytes": ((STR,), (), ArrayT(U8), True),
-    "write_file": ((STR, STR), (), VOID, True),
-    "file_exists": ((STR,), (), BOOL, False),
-    "dir_exists": ((STR,), (), BOOL, False),
-    "glob": ((STR,), (), ArrayT(STR), False),
-    "gpu_available": ((), (), BOOL, False),      # 14.8
-    "gpu_sync": ((), (), VOID, True),
-}
-GENERIC_BUILTINS = ("zeros", "ones", "isa")
-MAP_METHODS = ("size", "has", "get", "remove", "keys", "values", "clear", "print")
-FILE_METHODS = {"opened": ((), BOOL), "readline": ((), STR), "read": ((), STR),
-                "eof": ((), BOOL), "read_all": ((), STR), "write": ((STR,), VOID),
-                "close": ((), VOID)}
-FILE_T = ClassT("std", "File")
-BUILTIN_NAMES = set(FIXED) | {"print", "printl", "eprint", "len", "min", "max", "abs", "pow",
-                              "isnan", "isinf", "to_int", "to_float", "to_f64", "assert",
-                              "pi", "inf", "nan"} | set(MATH1)
 
 
 def builtin_value(ck, e: A.Name, expected):
@@ -339,15 +300,6 @@ def typed_pair(ck, a, b, name):
     else:
         x, y = num_arg(ck, a, name), num_arg(ck, b, name)
     return x, y
-
-
-# ------------------------------------------------------------------ methods of built-in types
-
-ARRAY_METHODS = ("size", "append", "extend", "insert", "pop", "remove_at", "clear", "clone",
-                 "contains", "index", "reverse", "sort", "sum", "prod", "min", "max", "print",
-                 "shuffle")
-STR_METHODS = ("size", "split", "strip", "lstrip", "rstrip", "startswith", "endswith", "find",
-               "contains", "count", "replace", "lower", "upper", "join", "print")
 
 
 def check_method(ck, e: A.Call, f: A.Attribute, expected) -> T.Expr:

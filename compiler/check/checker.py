@@ -1,6 +1,6 @@
 """Ingests a module's AST and produces the typed IR: name resolution, types, conversions.
 
-Statements are checked here; expressions in check_expr.py; intrinsics in builtins.py.
+Statements are checked here; expressions in expr.py; calls, intrinsics included, in call.py.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from .symbols import ModScope
 from ..parser import BUILTIN_GENERICS
 from .expr import Abandon as _Abandon, ExprChecker
 from ..diagnostics import Diagnostics, Span
-from .call import FILE_T
+from ..builtins import FILE_T
 from ..types import (ArrayT, BufferT, ChannelT, ClassT, ForeignT, ERR, FixedT, MapT, Prim, TupleT, Type, INT, STR, VOID, CHAR, is_numeric, is_int)
 
 if TYPE_CHECKING:                  # the loader's Module, named in annotations only

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from .. import ast as A
 from .. import tir as T
-from .expr import Abandon, similar
+from .expr import Abandon, builtin_operand
+from .suggest import similar
 from ..foreign_names import foreign_type_names, is_initializer, proto_neve_name
 from .symbols import ClassDecl, ClassInfo, GenericFunc, ModScope
 from ..types import (ClassT, ForeignT, Prim, Type, PRIMS, VOID)
@@ -128,7 +129,6 @@ class DeclChecker:
 
     def check_operator(self, op: str, f: T.FuncSym) -> None:
         """6.5: definable only for operand types without a built-in meaning of the operator."""
-        from .expr import builtin_operand
         n = len(f.params)
         if n != (1 if op == "-" and n == 1 else 2):
             self.error(f.span, f"operator '{op}' takes two parameters" +

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import ast as A
 from .. import tir as T
+from .call import bind_args, call_site, call_user
 from .expr import Abandon
 from .symbols import ClassInfo, GenericFunc
 from ..types import (ArrayT, BufferT, ChannelT, ClassT, FixedT, ForeignT, FuncT, MapT, Prim, TupleT, Type,
@@ -36,7 +37,6 @@ class MemberChecker:
         return self.instantiate(g, targs, span)
 
     def call_function(self, e: A.Call, fn, targs_ast, expected) -> T.Expr:
-        from .call import call_user, call_site
         if isinstance(fn, GenericFunc):
             if targs_ast:
                 fn = self.instantiate_explicit(fn, targs_ast, call_site(e))
@@ -46,7 +46,6 @@ class MemberChecker:
 
     def infer(self, g: GenericFunc, e: A.Call) -> tuple:
         """Type arguments from the first argument whose parameter type mentions each (6.4)."""
-        from .call import bind_args
         names = [p.name for p in g.ast.params]
         bound = bind_args(self, e, names, g.name)
         tps = g.ast.tparams
@@ -93,7 +92,6 @@ class MemberChecker:
             self.unify(te.elem, t.elem, tps, env, span, fname)
 
     def call_value(self, e: A.Call, callee: T.Expr) -> T.Expr:
-        from .call import call_site
         ft = callee.type
         if not isinstance(ft, FuncT):
             self.fail(e.span, f"cannot call a value of type {ft}")
@@ -147,7 +145,6 @@ class MemberChecker:
         if len(e.args) != 1 or e.args[0].keyword:
             self.fail(e.span, f"{info.type}(...) converts an any to {info.type}",
                       f"to create an object write new {info.type}(...)")
-        from .call import call_site
         x = self.expr(e.args[0].value)
         return self.explicit_convert(x, info.type, call_site(e), e.args[0].value.span)
 
@@ -158,7 +155,6 @@ class MemberChecker:
                 self.fail(span, f"class {t} has no ctor; it takes no arguments")
             return T.Builtin(t, span, "new_object", [], (info, None))
         call = A.Call(span, A.Name(span, "ctor"), tuple(args))
-        from .call import call_user
         inner = call_user(self, call, info.ctor, skip_self=True)
         self.mark_raises()
         if isinstance(inner, T.Seq):       # keyword arguments evaluated into temporaries first
@@ -300,7 +296,6 @@ class MemberChecker:
 
     def method_call(self, e: A.Call, f: A.Attribute, obj: T.Expr, expected):
         """`x.m(args)` for x of a class type: field holding a Function, or a method."""
-        from .call import call_user
         info = self.info_of(obj.type)
         if f.name in info.field_index:
             i = info.field_index[f.name]
@@ -334,7 +329,6 @@ class MemberChecker:
         fn = found[0] if found else None
         if fn is None:
             return None
-        from .call import call_user
         return call_user(self, e, fn, receiver=obj)
 
     def aliases_of(self, t: Type) -> list[str]:
