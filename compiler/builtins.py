@@ -60,3 +60,6 @@ HOST_ONLY = ("buffer", "device_buffer", "copy", "to_buffer", "to_device", "to_ar
 PHASE2_INTRINSICS = ("cp_async16", "cp_commit_group", "cp_wait_group", "ldmatrix_x4",
                      "ldmatrix_x2", "mma_16x8x16")
 KERNEL_CALLS = set(KERNEL_ONLY) | set(HOST_ONLY) | {"atomic_add", "size_of"}
+# math kernel code may call (12.2): the CPU target inlines it, the GPU target uses libdevice
+KERNEL_MATH = {"sqrt", "exp", "log", "tanh", "floor", "ceil", "pow", "min", "max", "abs",
+               "isnan", "isinf"}

@@ -146,7 +146,7 @@ def _emit_objects(program, unit, root, release: bool, res, out: UnitResult) -> N
     creators of other units' globals, linkonce_odr (every unit using them has a copy, the
     linker keeps one), placed with the unit's main module."""
     from .backends import cpu
-    from .stages import timed as _timed
+    from .driver import _timed
     from .lower.core import Lowerer
     tm = cpu.target_machine()
     home = root if root is not None else min(unit, key=lambda m: m.key)

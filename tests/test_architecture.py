@@ -17,8 +17,15 @@ from compiler.scc import strongly_connected
 
 REPO = Path(__file__).resolve().parent.parent
 
-# Edges allowed for now, each with the work that removes it. Keep this list empty when it can be.
-TEMPORARY_EDGES: dict[tuple[str, str], str] = {}
+# Edges allowed for now, each with the work that removes it (issue 13, item 4: PTX as a stage
+# output). The test fails when one is gone, so that its entry goes too.
+TEMPORARY_EDGES: dict[tuple[str, str], str] = {
+    ("compiler.backends.nvptx", "compiler.lower.kernels_gpu"):
+        "kernel_ptx lowers the GPU module from inside the host lowering; the PTX stage runs it",
+    ("compiler.lower.kernel_cpu", "compiler.lower.core"):
+        "FuncState lives in lower/state.py; kernel_cpu imports it from there once the PTX "
+        "stage's rewrite of the region-plan lines below that import is merged",
+}
 
 
 def module_name(root: Path, path: Path) -> str:
