@@ -11,6 +11,7 @@ from .. import tir as T
 from .callgraph import analyse
 from .decl import DeclChecker
 from .members import MemberChecker
+from .generics import GenericChecker
 from .foreign import ForeignChecker
 from .threads import ThreadChecker
 from .kernels import KernelChecker, PREDECLARED
@@ -53,7 +54,7 @@ class Scope:
         return [n for f in self.frames for n in f]
 
 
-class Checker(DeclChecker, MemberChecker, ForeignChecker, ThreadChecker, KernelChecker, ExprChecker):
+class Checker(DeclChecker, MemberChecker, GenericChecker, ForeignChecker, ThreadChecker, KernelChecker, ExprChecker):
     """Checks a whole program: the root module and every module it imports."""
 
     def __init__(self, modules: list[Module], root: Module, diags: Diagnostics,

@@ -1,5 +1,5 @@
 """Declarations: module scopes, type names (aliases, classes, generics), class layouts,
-function signatures, and monomorphisation of generic functions and classes (6.4, 7.1)."""
+function signatures, and the instances of generic classes (7.1; generic functions: generics.py)."""
 from __future__ import annotations
 
 from .. import ast as A
@@ -10,7 +10,6 @@ from ..foreign_names import foreign_type_names, is_initializer, proto_neve_name
 from .symbols import ClassDecl, ClassInfo, GenericFunc, ModScope
 from ..types import (ClassT, ForeignT, Prim, Type, PRIMS, VOID)
 
-MAX_INSTANTIATION_DEPTH = 64
 BUILTIN_CLASSES = ("File",)
 
 
@@ -317,21 +316,6 @@ class DeclChecker:
         ts = info.methods.get("to_str")
         if ts is not None and ts.ret == Prim("str") and len(ts.params) == 1:
             info.to_str = ts
-
-    # ------------------------------------------------------------ generic functions
-    def instantiate(self, g: GenericFunc, targs: tuple, span) -> T.FuncSym:
-        if targs in g.instances:
-            return g.instances[targs]
-        depth = self.inst_depth + 1
-        if depth > MAX_INSTANTIATION_DEPTH:
-            self.fail(span, "generic instantiation too deep")
-        env = dict(zip(g.ast.tparams, targs))
-        sym = self.declare_function(g.scope, g.ast, env)
-        sym.name = f"{g.name}<{', '.join(map(str, targs))}>"
-        sym.inst_site = (span, sym.name, depth)
-        g.instances[targs] = sym
-        return sym
-
 
 class PendingFunc:
     """A non-generic function seen by collect() before signatures can be resolved."""
