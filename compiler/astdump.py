@@ -6,7 +6,7 @@ import dataclasses
 from .diagnostics import Span
 from .tir import FuncSym, Var
 
-OPAQUE_MODULES = {"compiler.symbols", "compiler.modules"}   # symbol tables: shown by name only
+OPAQUE_MODULES = {"compiler.check.symbols", "compiler.modules"}   # symbol tables: shown by name only
 SKIP = {"span", "calls", "defaults", "var_span", "ast", "scope", "env", "owner"}
 
 

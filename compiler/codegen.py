@@ -67,7 +67,7 @@ def ptx_of(program: T.Program, kernels: list[T.FuncSym], name: str, release: boo
         return Ptx("", f"NVPTX lowering failed: {type(e).__name__}: {e}")
     if check:
         from .backends import ptxas
-        from .driver import InternalError
+        from .diagnostics import InternalError
         try:
             ptxas.assemble(text, list(entries.values()))
         except FileNotFoundError:
@@ -82,7 +82,7 @@ def compile_module(program: T.Program, name: str, res, *, release: bool, owns, i
     """Run the stages for the module named `name` (its functions are those `owns` selects),
     stopping after `until` (one of ORDER); each stage's time goes to `res.timings`."""
     from .backends import cpu
-    from .driver import _timed
+    from .stages import timed as _timed
     from .lower.core import Lowerer
     out = ModuleOutput()
     kernels = module_kernels(program, owns)

@@ -38,6 +38,10 @@ class CompileError(Exception):
     """Raised to abandon a stage after its diagnostics have been recorded in a Diagnostics."""
 
 
+class InternalError(Exception):
+    """An unexpected failure inside the compiler, reported as `internal compiler error`."""
+
+
 class Diagnostics:
     """Collects diagnostics for one compilation; sources are kept to echo the offending line."""
 

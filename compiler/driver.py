@@ -8,18 +8,15 @@ from __future__ import annotations
 import os
 import sys
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .diagnostics import CompileError, Diagnostic, Diagnostics, Span
+from .diagnostics import CompileError, Diagnostic, Diagnostics, InternalError
+from .source import read_source
+from .stages import timed as _timed
 
 STAGES = ("tokens", "ast", "typed", "ir", "llvm", "asm", "ptx", "obj")
 EXIT_ERROR, EXIT_ICE = 1, 3
-
-
-class InternalError(Exception):
-    """An unexpected failure inside the compiler, reported as `internal compiler error`."""
 
 
 @dataclass
@@ -40,26 +37,6 @@ class Result:
     dump: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
     exit_code: int = 0
-
-
-def read_source(path: str, diags: Diagnostics, data: bytes | None = None) -> str | None:
-    """The text of a source file (or of `data`, its bytes already read), registered for
-    diagnostics; None after reporting why it cannot be used."""
-    if data is None:
-        try:
-            data = Path(path).read_bytes()
-        except OSError as e:
-            diags.error(None, f"cannot read {path}: {e.strerror or e}")
-            return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[:e.start].count(b"\n") + 1
-        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
-        diags.error(Span(path, line, col), "source is not valid UTF-8")
-        return None
-    diags.add_source(path, text)
-    return text
 
 
 DEEP_STACK_BYTES = 1 << 30
@@ -136,14 +113,6 @@ def _compile_boundary(work) -> Result:
     return res
 
 
-def _timed(res: Result, stage: str, fn, *args, **kw):
-    t0 = time.perf_counter()
-    try:
-        return fn(*args, **kw)
-    finally:
-        res.timings[stage] = res.timings.get(stage, 0.0) + time.perf_counter() - t0
-
-
 def _compile(path: str, imports, release: bool, emit: str | None, check_only: bool, res: Result,
              source: bytes | None = None) -> None:
     from .lexer import tokenize
@@ -167,7 +136,7 @@ def _compile(path: str, imports, release: bool, emit: str | None, check_only: bo
     root = _timed(res, "parse", loader.load_root, path, src, tokens)
     if diags.has_errors:
         return
-    from .checker import Checker
+    from .check.checker import Checker
     program = _timed(res, "check", Checker(loader.order, root, diags, loader.std).check)
     if diags.has_errors:
         return

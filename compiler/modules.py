@@ -80,11 +80,11 @@ class Loader:
             return self.by_file[real]
         entry = self.map.entry(str(real))
         if entry is None:
-            from .driver import InternalError
+            from .diagnostics import InternalError
             raise InternalError(f"module {real} is not in the import map the compile was given")
         shown = shown or shown_path(real)
         if source is None:
-            from .driver import read_source
+            from .source import read_source
             source = read_source(shown, self.diags)
             if source is None:
                 return None
@@ -146,9 +146,9 @@ class Loader:
         """The parsed bindings.nv merged into the module at `real` (11.2), if the map names one."""
         if path is None or resolved(path) == real:
             return None
-        from .driver import read_source
         from .lexer import tokenize
         from .parser import parse_module
+        from .source import read_source
         shown = shown_path(path)
         source = read_source(shown, self.diags)
         if source is None:

@@ -53,7 +53,9 @@ def compile_unit(sources: list[Path], nvi_dir: Path, imports: ImportMap, *,
 
 def _compile_unit(sources: list[Path], nvi_dir: Path, imports: ImportMap, release: bool, res,
                   out: UnitResult):
-    from .driver import InternalError, _timed, read_source
+    from .diagnostics import InternalError
+    from .source import read_source
+    from .stages import timed as _timed
     from .modules import Loader
     from . import interface as I
     diags = res.diags
@@ -90,7 +92,7 @@ def _compile_unit(sources: list[Path], nvi_dir: Path, imports: ImportMap, releas
         except ValueError as e:
             raise InternalError(str(e)) from None
     out.interfaces_read = sorted(ifaces)
-    from .unit_check import UnitChecker
+    from .check.unit import UnitChecker
     checker = UnitChecker(loader.order, root, diags, loader.std, unit, ifaces)
     program = _timed(res, "check", checker.check)
     if diags.has_errors:

@@ -315,12 +315,13 @@ def _stages(path: str) -> None:
     """The front end's stages as compile_file(check_only=True) runs them, without its exception boundary,
     so an internal error shows its whole traceback."""
     from compiler import driver
-    from compiler.checker import Checker
+    from compiler.check.checker import Checker
     from compiler.diagnostics import CompileError
     from compiler.parser import parse_module
+    from compiler.source import read_source
     diags = Diagnostics()
     try:
-        src = driver.read_source(path, diags)
+        src = read_source(path, diags)
         if src is None:
             return
         toks = tokenize(src, path, diags)
@@ -414,7 +415,7 @@ _REACHED = [False]          # set by the wrapped Checker.check: this case got th
 
 def _instrument_checker() -> None:
     """Count checker runs: wrap Checker.check (the driver imports the class at call time)."""
-    from compiler.checker import Checker
+    from compiler.check.checker import Checker
     original = Checker.check
     if getattr(original, "_fuzz_wrapped", False):
         return

@@ -15,30 +15,14 @@ from .maps import MapLowering
 from .threads import ThreadLowering
 from .foreign import ForeignLowering
 from .kernels import KernelLowering
+from .mangle import type_key
+from .state import FuncState
 
 MAX_DEPTH = 10_000_000        # NV_MAX_DEPTH in neve_rt.h
 
 PRIM_LL = {"int": R.I64, "i8": R.I8, "i16": R.I16, "i32": R.I32, "u8": R.I8, "float": R.F32,
            "f64": R.F64, "bf16": R.I16, "half": R.HALF, "bool": R.I1, "char": R.I8,
            "str": R.PTR, "any": R.ANY, "nil": R.PTR, "void": R.VOID}
-
-
-class FuncState:
-    """Per-function lowering state."""
-
-    def __init__(self, sym: T.FuncSym, fn: ir.Function) -> None:
-        self.sym = sym
-        self.fn = fn
-        self.vars: dict[T.Var, ir.Value] = {}
-        self.frame: ir.Value | None = None
-        self.ret_slot: ir.Value | None = None
-        self.exit_block: ir.Block | None = None
-        # (continue target, break target, number of cleanups open when the loop began)
-        self.loops: list[tuple[ir.Block, ir.Block, int]] = []
-        self.cleanups: list = []      # exits of finish/lock blocks to run on return/break
-        self.placeholder: ir.Value | None = None
-        self.depth: ir.Value | None = None
-        self.entry_builder: ir.IRBuilder | None = None
 
 
 class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, MapLowering, ExprLowering, StmtLowering, IntrinsicLowering):
@@ -372,29 +356,3 @@ class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, M
         self.b.position_at_end(bad)
         self.panic_call(span, name, *args)
         self.b.position_at_end(ok)
-
-
-
-
-def type_key(t: Type) -> str:
-    """A program-wide unique spelling of a type, for symbol names."""
-    if isinstance(t, ClassT):
-        inner = f"{t.module}:{t.name}"
-        if t.targs:
-            inner += "<" + ",".join(type_key(a) for a in t.targs) + ">"
-        return inner
-    if isinstance(t, ArrayT):
-        return f"array<{type_key(t.elem)}>"
-    if isinstance(t, MapT):
-        return f"map<{type_key(t.key)},{type_key(t.val)}>"
-    if isinstance(t, TupleT):
-        return "tuple<" + ",".join(type_key(e) for e in t.elems) + ">"
-    if isinstance(t, FixedT):
-        return f"{type_key(t.elem)}[{t.n}]"
-    if isinstance(t, BufferT):
-        return f"{type_key(t.elem)}[]"
-    if isinstance(t, ChannelT):
-        return f"channel<{type_key(t.elem)}>"
-    if isinstance(t, FuncT):
-        return "Function<" + ",".join(type_key(x) for x in (t.ret,) + t.params) + ">"
-    return str(t)

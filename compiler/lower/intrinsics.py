@@ -4,10 +4,10 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .. import tir as T
+from ..builtins import KERNEL_MATH
 from ..types import ArrayT, Prim, INT, F64, is_int, is_float, is_signed
 from . import runtime_abi as R
 from .exprs import ll_float_name
-from .kernels import KERNEL_MATH
 
 # Builtins that lower to one runtime call with the same arguments.
 DIRECT = {

@@ -13,7 +13,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ..types import BOOL
-from ..driver import InternalError
+from ..diagnostics import InternalError
 from . import runtime_abi as R
 from .kernel_target import KernelTarget
 from .regions import For, If, Jump, Loop, Once, While
@@ -115,7 +115,7 @@ class CpuTarget(KernelTarget):
 
     # -------------------------------------------------------- kernels
     def define_kernel(self, lw, sym) -> ir.Function:
-        from .core import FuncState
+        from .state import FuncState
         plan = sym.plan                        # made by the checker (check_cpu_shape)
         if plan is None:
             raise InternalError(f"kernel {sym.name} reached lowering without its region plan")

@@ -3,7 +3,7 @@
 Kernel and gpu function bodies are lowered by the ordinary statement and expression lowering
 (compiler/lower/) in *kernel mode* (`Lowerer.kt` is the target): no frames and no runtime
 checks, buffers are plain element addresses (`ptr`, not the host's {address, owner} pair), and
-every kernel builtin of the typed IR (see compiler/check_kernels.py) goes through the target:
+every kernel builtin of the typed IR (see compiler/check/kernels.py) goes through the target:
 
     Builtin "k.index" (kind, axis)   -> index(lw, kind, axis)            i64
     Builtin "k.warp" / "k.lane"      -> computed from index('thread', 0) (override for others)

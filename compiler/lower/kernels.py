@@ -18,8 +18,6 @@ from . import runtime_abi as R
 from .exprs import ll_float_name
 from .kernel_cpu import CpuTarget, KDESC
 
-KERNEL_MATH = {"sqrt", "exp", "log", "tanh", "floor", "ceil", "pow", "min", "max", "abs",
-               "isnan", "isinf"}
 FLAG_SHUFFLES = 1        # NV_KERNEL_SHUFFLES: blocks need a multiple of 32 threads
 
 

@@ -200,7 +200,7 @@ class GpuTarget(KernelTarget):
         """`.entry` taking each parameter by value as the launch passes it (neve_rt.h
         nv_kernel: buffers as their address, bool as one byte)."""
         from ..types import BOOL
-        from .core import FuncState
+        from .state import FuncState
         lw.kt = self
         try:
             params = [lw.mem_ty(p.type) for p in sym.params]

@@ -6,6 +6,7 @@ from llvmlite import ir
 from .. import tir as T
 from ..types import ArrayT, ChannelT, ClassT, FuncT, MapT, Prim, Type
 from . import runtime_abi as R
+from .mangle import type_key
 
 
 class ObjectLowering:
@@ -38,7 +39,6 @@ class ObjectLowering:
         return args + ([ir.Constant(R.I64, 0)] if f.scc is not None else [])
 
     def type_key(self, t: Type) -> str:
-        from .core import type_key
         return type_key(t)
 
     def bi_new_object(self, e: T.Builtin):

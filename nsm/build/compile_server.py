@@ -48,7 +48,7 @@ def _serve_one(conn: socket.socket) -> None:
 
 def _warm() -> None:
     """Import what a compile needs and build the target machine once, before forking."""
-    import compiler.checker  # noqa: F401
+    import compiler.check.checker  # noqa: F401
     import compiler.lower.core  # noqa: F401
     import compiler.unit  # noqa: F401
     from compiler.backends import cpu

@@ -3,11 +3,14 @@ functions awaiting monomorphisation, operators, globals."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from . import ast as A
-from . import tir as T
-from .modules import Module
-from .types import ClassT, Type
+from .. import ast as A
+from .. import tir as T
+from ..types import ClassT, Type
+
+if TYPE_CHECKING:                  # the loader's Module, named in annotations only
+    from ..modules import Module
 
 
 @dataclass(eq=False)

@@ -1,13 +1,13 @@
-"""Checking of names that lead somewhere else: function values and generic calls (6.3, 6.4),
-classes, objects and globals (7), member resolution (7.4), module members (8), operators (6.5)."""
+"""Checking of names that lead somewhere else: function values and calls (6.3), classes, objects
+and globals (7), member resolution (7.4), module members (8), operators (6.5)."""
 from __future__ import annotations
 
-from . import ast as A
-from . import tir as T
-from .check_expr import Abandon
+from .. import ast as A
+from .. import tir as T
+from .call import call_site, call_user
+from .expr import Abandon
 from .symbols import ClassInfo, GenericFunc
-from .types import (ArrayT, BufferT, ChannelT, ClassT, FixedT, ForeignT, FuncT, MapT, Prim, TupleT, Type,
-                    INT, NIL, VOID, ERR)
+from ..types import ArrayT, ChannelT, ClassT, ForeignT, FuncT, MapT, Prim, Type, INT
 
 
 class MemberChecker:
@@ -29,14 +29,7 @@ class MemberChecker:
             self.cur_func.calls.add(f)
         return T.Builtin(ft, span, "func_ref", [], f)
 
-    def instantiate_explicit(self, g: GenericFunc, targs_ast, span) -> T.FuncSym:
-        targs = tuple(self.resolve_type(t) for t in targs_ast)
-        if len(targs) != len(g.ast.tparams):
-            self.fail(span, f"'{g.name}' takes {len(g.ast.tparams)} type arguments, got {len(targs)}")
-        return self.instantiate(g, targs, span)
-
     def call_function(self, e: A.Call, fn, targs_ast, expected) -> T.Expr:
-        from .builtins import call_user, call_site
         if isinstance(fn, GenericFunc):
             if targs_ast:
                 fn = self.instantiate_explicit(fn, targs_ast, call_site(e))
@@ -44,56 +37,7 @@ class MemberChecker:
                 fn = self.instantiate(fn, self.infer(fn, e), call_site(e))
         return call_user(self, e, fn)
 
-    def infer(self, g: GenericFunc, e: A.Call) -> tuple:
-        """Type arguments from the first argument whose parameter type mentions each (6.4)."""
-        from .builtins import bind_args
-        names = [p.name for p in g.ast.params]
-        bound = bind_args(self, e, names, g.name)
-        tps = g.ast.tparams
-        env: dict[str, Type] = {}
-        for p, a in zip(g.ast.params, bound):
-            if a is None or not mentions(p.type, tps, env):
-                continue
-            at = self.expr(a).type
-            self.unify(p.type, at, tps, env, a.span, g.name)
-        missing = [t for t in tps if t not in env]
-        if missing:
-            self.fail(e.span, f"cannot infer type parameter '{missing[0]}' of {g.name}",
-                      f"give it explicitly: {g.name}<{', '.join(tps)}>(...)")
-        return tuple(env[t] for t in tps)
-
-    def unify(self, te, t: Type, tps, env, span, fname) -> None:
-        if isinstance(te, A.TypeName):
-            if te.name in tps and te.module is None and not te.args:
-                if t in (NIL, VOID, ERR):
-                    self.fail(span, f"cannot infer type parameter '{te.name}' of {fname} from {t}")
-                if te.name in env and env[te.name] != t:
-                    self.fail(span, f"conflicting types for '{te.name}' in {fname}: "
-                                    f"{env[te.name]} and {t}")
-                env.setdefault(te.name, t)
-                return
-            pairs = []
-            if te.name == "array" and isinstance(t, ArrayT):
-                pairs = [(te.args[0], t.elem)]
-            elif te.name == "map" and isinstance(t, MapT):
-                pairs = [(te.args[0], t.key), (te.args[1], t.val)]
-            elif te.name == "tuple" and isinstance(t, TupleT) and len(te.args) == len(t.elems):
-                pairs = list(zip(te.args, t.elems))
-            elif te.name == "channel" and isinstance(t, ChannelT):
-                pairs = [(te.args[0], t.elem)]
-            elif te.name == "Function" and isinstance(t, FuncT) and len(te.args) == len(t.params) + 1:
-                pairs = list(zip(te.args, (t.ret,) + t.params))
-            elif isinstance(t, ClassT) and te.name == t.name and len(te.args) == len(t.targs):
-                pairs = list(zip(te.args, t.targs))
-            for a, b in pairs:
-                self.unify(a, b, tps, env, span, fname)
-        elif isinstance(te, A.BufferType) and isinstance(t, BufferT):
-            self.unify(te.elem, t.elem, tps, env, span, fname)
-        elif isinstance(te, A.FixedArrayType) and isinstance(t, FixedT):
-            self.unify(te.elem, t.elem, tps, env, span, fname)
-
     def call_value(self, e: A.Call, callee: T.Expr) -> T.Expr:
-        from .builtins import call_site
         ft = callee.type
         if not isinstance(ft, FuncT):
             self.fail(e.span, f"cannot call a value of type {ft}")
@@ -147,7 +91,6 @@ class MemberChecker:
         if len(e.args) != 1 or e.args[0].keyword:
             self.fail(e.span, f"{info.type}(...) converts an any to {info.type}",
                       f"to create an object write new {info.type}(...)")
-        from .builtins import call_site
         x = self.expr(e.args[0].value)
         return self.explicit_convert(x, info.type, call_site(e), e.args[0].value.span)
 
@@ -158,7 +101,6 @@ class MemberChecker:
                 self.fail(span, f"class {t} has no ctor; it takes no arguments")
             return T.Builtin(t, span, "new_object", [], (info, None))
         call = A.Call(span, A.Name(span, "ctor"), tuple(args))
-        from .builtins import call_user
         inner = call_user(self, call, info.ctor, skip_self=True)
         self.mark_raises()
         if isinstance(inner, T.Seq):       # keyword arguments evaluated into temporaries first
@@ -300,7 +242,6 @@ class MemberChecker:
 
     def method_call(self, e: A.Call, f: A.Attribute, obj: T.Expr, expected):
         """`x.m(args)` for x of a class type: field holding a Function, or a method."""
-        from .builtins import call_user
         info = self.info_of(obj.type)
         if f.name in info.field_index:
             i = info.field_index[f.name]
@@ -334,7 +275,6 @@ class MemberChecker:
         fn = found[0] if found else None
         if fn is None:
             return None
-        from .builtins import call_user
         return call_user(self, e, fn, receiver=obj)
 
     def aliases_of(self, t: Type) -> list[str]:
@@ -349,15 +289,6 @@ class MemberChecker:
         return out
 
     # ------------------------------------------------------------ user operators (6.5)
-    def instantiate_operator(self, g: GenericFunc, args, span) -> T.FuncSym | None:
-        """A generic operator definition specialised for these operands, if they fit."""
-        mark = len(self.diags.items)
-        targs = _operator_infer(self, g, args, span)
-        del self.diags.items[mark:]          # a non-matching candidate is not an error
-        if targs is None:
-            return None
-        return self.instantiate(g, targs, span)
-
     def user_operator(self, op: str, args: list[T.Expr], span) -> T.Expr | None:
         """The visible definition of `op` for these operand types: exact match first, then
         implicit widening; two candidates are an error."""
@@ -383,31 +314,6 @@ class MemberChecker:
             self.cur_func.calls.add(f)
         cargs = [self.coerce(a, p.type, a.span) for a, p in zip(args, f.params)]
         return T.CallFn(f.ret, span, f, cargs)
-
-
-def _operator_infer(ck, g: GenericFunc, args, span):
-    if len(g.ast.params) != len(args):
-        return None
-    env: dict = {}
-    try:
-        for p, a in zip(g.ast.params, args):
-            ck.unify(p.type, a.type, g.ast.tparams, env, span, g.name)
-    except Abandon:
-        return None
-    if any(t not in env for t in g.ast.tparams):
-        return None
-    return tuple(env[t] for t in g.ast.tparams)
-
-
-def mentions(te, tps, env) -> bool:
-    """Whether the syntax type te mentions a type parameter not yet bound."""
-    if isinstance(te, A.TypeName):
-        if te.name in tps and te.name not in env and te.module is None:
-            return True
-        return any(mentions(a, tps, env) for a in te.args)
-    if isinstance(te, (A.BufferType, A.FixedArrayType)):
-        return mentions(te.elem, tps, env)
-    return False
 
 
 def global_capable(info: ClassInfo) -> bool:

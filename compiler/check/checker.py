@@ -1,24 +1,29 @@
 """Ingests a module's AST and produces the typed IR: name resolution, types, conversions.
 
-Statements are checked here; expressions in check_expr.py; intrinsics in builtins.py.
+Statements are checked here; expressions in expr.py; calls, intrinsics included, in call.py.
 """
 from __future__ import annotations
 
-from . import ast as A
-from . import tir as T
+from typing import TYPE_CHECKING
+
+from .. import ast as A
+from .. import tir as T
 from .callgraph import analyse
-from .declare import DeclChecker
-from .check_members import MemberChecker
-from .check_foreign import ForeignChecker
-from .check_threads import ThreadChecker
-from .check_kernels import KernelChecker, PREDECLARED
-from .modules import Module
+from .decl import DeclChecker
+from .members import MemberChecker
+from .generics import GenericChecker
+from .foreign import ForeignChecker
+from .threads import ThreadChecker
+from .kernels import KernelChecker, PREDECLARED
 from .symbols import ModScope
-from .parser import BUILTIN_GENERICS
-from .check_expr import Abandon as _Abandon, ExprChecker
-from .diagnostics import Diagnostics, Span
-from .builtins import FILE_T
-from .types import (ArrayT, BufferT, ChannelT, ClassT, ForeignT, ERR, FixedT, MapT, Prim, TupleT, Type, INT, STR, VOID, CHAR, is_numeric, is_int)
+from ..parser import BUILTIN_GENERICS
+from .expr import Abandon as _Abandon, ExprChecker
+from ..diagnostics import Diagnostics, Span
+from ..builtins import FILE_T
+from ..types import (ArrayT, BufferT, ChannelT, ClassT, ForeignT, ERR, FixedT, MapT, Prim, TupleT, Type, INT, STR, VOID, CHAR, is_numeric, is_int)
+
+if TYPE_CHECKING:                  # the loader's Module, named in annotations only
+    from ..modules import Module
 
 PHASE_LATER: dict = {}
 
@@ -49,7 +54,7 @@ class Scope:
         return [n for f in self.frames for n in f]
 
 
-class Checker(DeclChecker, MemberChecker, ForeignChecker, ThreadChecker, KernelChecker, ExprChecker):
+class Checker(DeclChecker, MemberChecker, GenericChecker, ForeignChecker, ThreadChecker, KernelChecker, ExprChecker):
     """Checks a whole program: the root module and every module it imports."""
 
     def __init__(self, modules: list[Module], root: Module, diags: Diagnostics,

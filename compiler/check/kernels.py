@@ -28,9 +28,11 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from . import ast as A
-from . import tir as T
-from .types import (ANY, ArrayT, BufferT, ChannelT, ClassT, FuncT, MapT, Prim, Type, BOOL,
+from .. import ast as A
+from .. import tir as T
+from .call import call_site, call_user, plain_args
+from ..builtins import HOST_ONLY, KERNEL_ONLY
+from ..types import (ANY, ArrayT, BufferT, ChannelT, ClassT, FuncT, MapT, Prim, Type, BOOL,
                     CHAR, F64, FLOAT, I32, INT, STR, VOID, is_numeric)
 
 INDEX_NAMES = {
@@ -40,11 +42,6 @@ INDEX_NAMES = {
     "gdx": ("grid_dim", 0), "gdy": ("grid_dim", 1), "gdz": ("grid_dim", 2),
 }
 PREDECLARED = set(INDEX_NAMES) | {"warp", "lane"}
-KERNEL_ONLY = ("syncthreads", "shfl_xor", "shfl_sync", "shfl_down", "shared")
-HOST_ONLY = ("buffer", "device_buffer", "copy", "to_buffer", "to_device", "to_array")
-PHASE2_INTRINSICS = ("cp_async16", "cp_commit_group", "cp_wait_group", "ldmatrix_x4",
-                     "ldmatrix_x2", "mma_16x8x16")
-KERNEL_CALLS = set(KERNEL_ONLY) | set(HOST_ONLY) | {"atomic_add", "size_of"}
 # Builtins kernel code may use (12.2), by typed-IR name.
 KERNEL_OK = {"k.index", "k.warp", "k.lane", "k.sync", "k.shfl", "k.shared", "atomic_add",
              "min", "max", "abs", "pow", "sqrt", "exp", "log", "tanh", "floor", "ceil",
@@ -123,7 +120,6 @@ class KernelChecker:
 
     # ------------------------------------------------------------ launch (12.3)
     def stmt_Launch(self, s: A.Launch):
-        from .builtins import call_user
         if self.in_kernel():
             self.fail(s.span, "launch is not allowed in kernel code")
         f = s.call.func
@@ -153,7 +149,6 @@ class KernelChecker:
 
     # ------------------------------------------------------------ builtins (12.2, 14.8)
     def kernel_builtin(self, e: A.Call, name: str, expected) -> T.Expr:
-        from .builtins import call_site, plain_args
         sp = call_site(e)
         if name in KERNEL_ONLY and not self.in_kernel():
             self.fail(sp, f"'{name}' is only available in kernel and gpu code")
@@ -201,7 +196,6 @@ class KernelChecker:
         return self.host_buffer_builtin(e, name, targ, expected, sp)
 
     def host_buffer_builtin(self, e, name, targ, expected, sp) -> T.Expr:
-        from .builtins import plain_args
         self.mark_raises()
         if name in ("buffer", "device_buffer"):
             (n,) = plain_args(self, e, name, 1, 1)
@@ -273,7 +267,7 @@ class KernelChecker:
 
     def check_cpu_shape(self, sym: T.FuncSym) -> None:
         """The CPU back end's thread-loop transform must handle the body (12.4)."""
-        from .lower.regions import Unsupported, plan_kernel, structural
+        from ..lower.regions import Unsupported, plan_kernel, structural
         if sym.kind == "gpu":
             if structural(sym.body):
                 self.error(sym.span, "syncthreads() and shuffles in a gpu function are not "

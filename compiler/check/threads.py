@@ -2,11 +2,11 @@
 arguments, locks, channels."""
 from __future__ import annotations
 
-from . import ast as A
-from . import tir as T
-from .types import ArrayT, ChannelT, Prim, Type, INT, BOOL, VOID, is_numeric
+from .. import ast as A
+from .. import tir as T
+from .call import plain_args
+from ..types import ArrayT, ChannelT, Prim, Type, INT, BOOL, VOID, is_numeric
 
-CHANNEL_METHODS = ("send", "close", "terminate", "alive", "size", "sum", "print")
 
 
 class ThreadScope:
@@ -149,7 +149,6 @@ class ThreadChecker:
         return self.coerce(got, declared, it.span)
 
     def channel_method(self, e: A.Call, obj: T.Expr, m: str, sp) -> T.Expr:
-        from .builtins import plain_args
         t: ChannelT = obj.type
         self.mark_raises()
         if m == "send":

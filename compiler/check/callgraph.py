@@ -1,8 +1,8 @@
 """Call-graph facts lowering needs: which functions keep a frame, which are recursive."""
 from __future__ import annotations
 
-from . import tir as T
-from .scc import strongly_connected
+from .. import tir as T
+from ..scc import strongly_connected
 
 
 def analyse(funcs: list[T.FuncSym]) -> None:

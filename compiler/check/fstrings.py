@@ -1,9 +1,9 @@
 """f-strings (10.3): fields with their parsed format specs."""
 from __future__ import annotations
 
-from . import ast as A
-from . import tir as T
-from .types import Type, STR, CHAR, is_int, is_numeric
+from .. import ast as A
+from .. import tir as T
+from ..types import Type, STR, CHAR, is_int, is_numeric
 
 
 def parse_spec(spec: str):

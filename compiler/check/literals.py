@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 import struct
 
-from . import ast as A
-from . import tir as T
-from .floats import round_decimal
-from .types import Type, INT, F64, CHAR, INT_RANGE, is_float, is_int, is_numeric
+from .. import ast as A
+from .. import tir as T
+from ..floats import round_decimal
+from ..types import Type, INT, F64, CHAR, INT_RANGE, is_float, is_int, is_numeric
 
 ARITH = ("+", "-", "*", "/", "//", "%", "/|")
 

@@ -1,15 +1,15 @@
 """Declarations: module scopes, type names (aliases, classes, generics), class layouts,
-function signatures, and monomorphisation of generic functions and classes (6.4, 7.1)."""
+function signatures, and the instances of generic classes (7.1; generic functions: generics.py)."""
 from __future__ import annotations
 
-from . import ast as A
-from . import tir as T
-from .check_expr import Abandon, similar
-from .foreign_names import foreign_type_names, is_initializer, proto_neve_name
+from .. import ast as A
+from .. import tir as T
+from .expr import Abandon, builtin_operand
+from .suggest import similar
+from ..foreign_names import foreign_type_names, is_initializer, proto_neve_name
 from .symbols import ClassDecl, ClassInfo, GenericFunc, ModScope
-from .types import (ClassT, ForeignT, Prim, Type, PRIMS, VOID)
+from ..types import (ClassT, ForeignT, Prim, Type, PRIMS, VOID)
 
-MAX_INSTANTIATION_DEPTH = 64
 BUILTIN_CLASSES = ("File",)
 
 
@@ -128,7 +128,6 @@ class DeclChecker:
 
     def check_operator(self, op: str, f: T.FuncSym) -> None:
         """6.5: definable only for operand types without a built-in meaning of the operator."""
-        from .check_expr import builtin_operand
         n = len(f.params)
         if n != (1 if op == "-" and n == 1 else 2):
             self.error(f.span, f"operator '{op}' takes two parameters" +
@@ -317,21 +316,6 @@ class DeclChecker:
         ts = info.methods.get("to_str")
         if ts is not None and ts.ret == Prim("str") and len(ts.params) == 1:
             info.to_str = ts
-
-    # ------------------------------------------------------------ generic functions
-    def instantiate(self, g: GenericFunc, targs: tuple, span) -> T.FuncSym:
-        if targs in g.instances:
-            return g.instances[targs]
-        depth = self.inst_depth + 1
-        if depth > MAX_INSTANTIATION_DEPTH:
-            self.fail(span, "generic instantiation too deep")
-        env = dict(zip(g.ast.tparams, targs))
-        sym = self.declare_function(g.scope, g.ast, env)
-        sym.name = f"{g.name}<{', '.join(map(str, targs))}>"
-        sym.inst_site = (span, sym.name, depth)
-        g.instances[targs] = sym
-        return sym
-
 
 class PendingFunc:
     """A non-generic function seen by collect() before signatures can be resolved."""

@@ -3,14 +3,16 @@ from __future__ import annotations
 
 import math
 
-from .floats import round_decimal
+from ..floats import round_decimal
 from .literals import (LiteralChecker, is_lit_expr, round_f32)
 from .fstrings import FStringChecker
+from .call import builtin_value, check_call
+from .suggest import similar
 
-from . import ast as A
-from . import tir as T
-from .diagnostics import Diagnostics, Span
-from .types import (ArrayT, BufferT, ChannelT, FixedT, FuncT, MapT, Prim, TupleT, Type, INT, ERR,
+from .. import ast as A
+from .. import tir as T
+from ..diagnostics import Diagnostics, Span
+from ..types import (ArrayT, BufferT, ChannelT, FixedT, FuncT, MapT, Prim, TupleT, Type, INT, ERR,
                     FLOAT, F64, BOOL, CHAR, STR, VOID, NIL, ANY, PRIMS, is_int, is_float,
                     is_numeric, widens_to, common_numeric)
 
@@ -23,27 +25,6 @@ FLT_MAX = 3.4028234663852886e38
 
 class Abandon(Exception):
     """Stop checking the current statement after its error has been reported."""
-
-
-def edit_distance(a: str, b: str) -> int:
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return prev[-1]
-
-
-def similar(name: str, candidates) -> str | None:
-    best, best_d = None, max(1, len(name) // 3) + 1
-    for c in candidates:
-        if c.startswith("."):
-            continue
-        d = edit_distance(name, c)
-        if d < best_d:
-            best, best_d = c, d
-    return best
 
 
 def builtin_operand(t: Type) -> bool:
@@ -245,7 +226,6 @@ class ExprChecker(LiteralChecker, FStringChecker):
         v = self.scope.lookup(e.id) if self.scope else None
         if v is not None:
             return T.Local(v.type, e.span, v)
-        from .builtins import builtin_value
         r = builtin_value(self, e, expected)
         if r is not None:
             return r
@@ -562,7 +542,6 @@ class ExprChecker(LiteralChecker, FStringChecker):
         self.fail(span, f"cannot convert {src} to {dst}")
 
     def ex_Call(self, e: A.Call, expected):
-        from .builtins import check_call
         return check_call(self, e, expected)
 
     def ex_Fold(self, e: A.Fold, expected):

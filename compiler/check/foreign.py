@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import ast as A
-from . import tir as T
-from .types import (ArrayT, BufferT, ChannelT, ClassT, FixedT, ForeignT, FuncT, MapT, Prim,
+from .. import ast as A
+from .. import tir as T
+from .call import call_user
+from ..types import (ArrayT, BufferT, ChannelT, ClassT, FixedT, ForeignT, FuncT, MapT, Prim,
                     TupleT, Type, ERR, NIL, VOID, is_numeric)
 
 # 11.2: the operator a declaration `R A_B_op(A a, B b)` defines
@@ -125,7 +126,6 @@ class ForeignChecker:
 
     def new_foreign(self, t: ForeignT, args, span) -> T.Expr:
         """`new mod.T(args)` and `mod.T x(args)` call T_create (11.2)."""
-        from .builtins import call_user
         scope = self.scope_of_key.get(t.module)
         create = scope.foreign_create.get(t) if scope is not None else None
         if create is None:

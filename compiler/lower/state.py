@@ -1,0 +1,24 @@
+"""Per-function lowering state, shared by the host lowering and the kernel targets."""
+from __future__ import annotations
+
+from llvmlite import ir
+
+from .. import tir as T
+
+
+class FuncState:
+    """Per-function lowering state."""
+
+    def __init__(self, sym: T.FuncSym, fn: ir.Function) -> None:
+        self.sym = sym
+        self.fn = fn
+        self.vars: dict[T.Var, ir.Value] = {}
+        self.frame: ir.Value | None = None
+        self.ret_slot: ir.Value | None = None
+        self.exit_block: ir.Block | None = None
+        # (continue target, break target, number of cleanups open when the loop began)
+        self.loops: list[tuple[ir.Block, ir.Block, int]] = []
+        self.cleanups: list = []      # exits of finish/lock blocks to run on return/break
+        self.placeholder: ir.Value | None = None
+        self.depth: ir.Value | None = None
+        self.entry_builder: ir.IRBuilder | None = None
