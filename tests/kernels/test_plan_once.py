@@ -32,7 +32,7 @@ def plans(monkeypatch) -> list:
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.name)
 def test_one_plan_per_kernel_in_a_whole_program_compile(path, plans):
-    from compiler.driver import compile_file
+    from nsm.build.orchestrate import whole_program as compile_file
     res = compile_file(str(path))
     assert res.ok, res.diags.render_all()
     assert res.units and len(plans) == kernels_in(path)

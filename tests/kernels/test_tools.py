@@ -22,12 +22,13 @@ def test_doctor_reports_every_part_and_exits_0():
 
 def compile_units(src: Path, nvi: Path) -> list:
     """compile_unit over the units of the program at `src`, std first."""
-    from tests.unit_compile.harness import build_units
+    from tests.unit_compile.harness import plan_units
     from compiler.unit import compile_unit
     nvi.mkdir(exist_ok=True)
     results = []
-    for unit in build_units(src):
-        results.append(compile_unit(unit, nvi))
+    units, imports = plan_units(src)
+    for unit in units:
+        results.append(compile_unit(unit, nvi, imports))
         for key, data in results[-1].interfaces.items():
             (nvi / f"{key}.nvi").write_bytes(data)
     return results
