@@ -97,7 +97,7 @@ def compare_stdout(prog: Program, stdout: str) -> list[str]:
     if first is not None:
         shown = [("/" + e.text + "/") if e.regex else e.text for e in expected]
         diff = "\n".join(difflib.unified_diff(shown, actual, "expected", "actual", lineterm=""))
-        problems.append(f"stdout differs, first at {first}:\n" + diff)
+        problems.append(f"stdout differs at {first}\n" + diff)
     return problems
 
 

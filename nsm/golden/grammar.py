@@ -50,7 +50,21 @@ _SUSPECT_RE = re.compile(r"#\s*(expect|error|runtime-error|covers|stdin|args|exi
 
 
 class DirectiveError(Exception):
-    """A malformed or inconsistent directive in a program file."""
+    """A malformed or inconsistent directive in a program file, at `line` (None: the whole file)."""
+
+    def __init__(self, message: str, line: int | None = None, path: Path | None = None) -> None:
+        super().__init__(message)
+        self.message, self.line, self.path = message, line, path
+
+    def located(self, shown: Path | str | None = None) -> str:
+        """`FILE:LINE: message`, naming the file as `shown` (default: the parsed path)."""
+        where = [str(shown if shown is not None else self.path or "<program>")]
+        if self.line is not None:
+            where.append(str(self.line))
+        return ":".join(where) + ": " + self.message
+
+    def __str__(self) -> str:
+        return self.located()
 
 
 @dataclass
@@ -107,6 +121,7 @@ class Program:
     trace: list[TraceFrame] = field(default_factory=list)
     trace_top: str | None = None
     source_lines: list[str] = field(default_factory=list)
+    directive_lines: dict[str, int] = field(default_factory=dict)   # name -> first line using it
 
     @property
     def kind(self) -> str:
@@ -170,7 +185,7 @@ def _int(value: str, what: str, lineno: int) -> int:
     try:
         return int(value)
     except ValueError:
-        raise DirectiveError(f"line {lineno}: {what} must be an integer, not {value!r}") from None
+        raise DirectiveError(f"{what} must be an integer, not {value!r}", lineno) from None
 
 
 def _rest_text(rest: str | None) -> str:
@@ -184,6 +199,14 @@ def parse_program(path: Path | str, *, covers_required: bool = True) -> Program:
     """The directives of the program at `path`; DirectiveError for a malformed or inconsistent one.
     With `covers_required` (the golden suite) the first line must be `# covers: ...`."""
     path = Path(path)
+    try:
+        return _parse(path, covers_required)
+    except DirectiveError as e:
+        e.path = path
+        raise
+
+
+def _parse(path: Path, covers_required: bool) -> Program:
     text = path.read_bytes().decode("utf-8", errors="surrogateescape")
     lines = source_lines(text)
     prog = Program(path=path, source_lines=lines)
@@ -199,20 +222,21 @@ def parse_program(path: Path | str, *, covers_required: bool = True) -> Program:
         m = _DIRECTIVE_RE.match(comment)
         if not m or m.group("name") not in DIRECTIVES:
             if _SUSPECT_RE.match(comment):
-                raise DirectiveError(f"line {lineno}: comment looks like a misspelt directive: {comment!r}")
+                raise DirectiveError(f"comment looks like a misspelt directive: {comment!r}", lineno)
             continue
         name, at, rest = m.group("name"), m.group("at"), m.group("rest")
+        prog.directive_lines.setdefault(name, lineno)
         text_rest = _rest_text(rest)
         target_line = lineno if has_code else last_code_line
         if at is not None and name not in ("error", "runtime-error"):
-            raise DirectiveError(f"line {lineno}: '@' is only for error and runtime-error")
+            raise DirectiveError(f"'@' is only for error and runtime-error", lineno)
         if name == "covers":
             if lineno != 1:
-                raise DirectiveError(f"line {lineno}: '# covers:' must be the first line")
+                raise DirectiveError(f"'# covers:' must be the first line", lineno)
             prog.covers = text_rest.split()
             for c in prog.covers:
                 if not re.fullmatch(r"\d+(\.\d+)?", c):
-                    raise DirectiveError(f"line 1: bad subsection {c!r} in covers")
+                    raise DirectiveError(f"bad subsection {c!r} in covers", 1)
         elif name == "expect":
             prog.expects.append(ExpectLine(text_rest, False, lineno))
         elif name == "expect-re":
@@ -229,12 +253,12 @@ def parse_program(path: Path | str, *, covers_required: bool = True) -> Program:
             prog.stderr_lines = (prog.stderr_lines or []) + [text_rest]
         elif name == "stderr-line":
             if not text_rest:
-                raise DirectiveError(f"line {lineno}: '# stderr-line:' needs a text")
+                raise DirectiveError(f"'# stderr-line:' needs a text", lineno)
             prog.stderr_has.append(text_rest)
         elif name == "env":
             key, sep, value = text_rest.partition("=")
             if not sep:
-                raise DirectiveError(f"line {lineno}: '# env:' needs NAME=VALUE")
+                raise DirectiveError(f"'# env:' needs NAME=VALUE", lineno)
             prog.env[key.strip()] = value
         elif name == "flags":
             prog.flags += shlex.split(text_rest)
@@ -242,47 +266,47 @@ def parse_program(path: Path | str, *, covers_required: bool = True) -> Program:
             prog.force_run = True
         elif name == "error":
             if target_line is None:
-                raise DirectiveError(f"line {lineno}: error directive with no code line above")
+                raise DirectiveError(f"error directive with no code line above", lineno)
             col = _int(at, "column", lineno) if at is not None else None
             last_error = CompileErrorExpect(target_line, col, text_rest or None, lineno)
             prog.errors.append(last_error)
         elif name == "error-anywhere":
             if not text_rest:
-                raise DirectiveError(f"line {lineno}: error-anywhere needs a message")
+                raise DirectiveError(f"error-anywhere needs a message", lineno)
             last_error = CompileErrorExpect(None, None, text_rest, lineno)
             prog.errors.append(last_error)
         elif name in ("hint", "hint-has"):
             if last_error is None:
-                raise DirectiveError(f"line {lineno}: '# {name}:' must follow an error directive")
+                raise DirectiveError(f"'# {name}:' must follow an error directive", lineno)
             (last_error.hints if name == "hint" else last_error.hint_parts).append(text_rest)
         elif name in ("runtime-error", "runtime-error-anywhere"):
             if prog.runtime_error is not None:
-                raise DirectiveError(f"line {lineno}: only one runtime error per program")
+                raise DirectiveError(f"only one runtime error per program", lineno)
             if not text_rest and name == "runtime-error-anywhere":
-                raise DirectiveError(f"line {lineno}: {name} needs a message")
+                raise DirectiveError(f"{name} needs a message", lineno)
             if name == "runtime-error":
                 if target_line is None:
-                    raise DirectiveError(f"line {lineno}: runtime-error with no code line above")
+                    raise DirectiveError(f"runtime-error with no code line above", lineno)
                 col = _int(at, "column", lineno) if at is not None else None
                 prog.runtime_error = RuntimeErrorExpect(target_line, col, text_rest or None)
             else:
                 prog.runtime_error = RuntimeErrorExpect(None, None, text_rest)
         elif name == "trace-top":
             if not text_rest.strip():
-                raise DirectiveError(f"line {lineno}: '# trace-top:' needs a function name")
+                raise DirectiveError(f"'# trace-top:' needs a function name", lineno)
             prog.trace_top = text_rest.strip()
         elif name == "trace":
             m2 = re.fullmatch(r"(\S+)\s+(\d+)(?::(\d+))?", text_rest.strip())
             if not m2:
-                raise DirectiveError(f"line {lineno}: '# trace:' needs FN LINE[:COL]")
+                raise DirectiveError(f"'# trace:' needs FN LINE[:COL]", lineno)
             prog.trace.append(TraceFrame(m2.group(1), int(m2.group(2)),
                                          int(m2.group(3)) if m2.group(3) else None))
     if covers_required and not prog.covers:
-        raise DirectiveError(f"{path}: the first line must be '# covers: ...'")
+        raise DirectiveError("the first line must be '# covers: ...'")
     if prog.errors and (prog.expects or prog.runtime_error or prog.stdin_lines is not None):
         if not prog.force_run or prog.runtime_error:
-            raise DirectiveError(f"{path}: compile-error programs cannot expect output or runtime errors")
+            raise DirectiveError("compile-error programs cannot expect output or runtime errors")
     if (prog.trace or prog.trace_top) and not prog.runtime_error:
-        raise DirectiveError(f"{path}: '# trace:' needs a runtime-error directive")
+        raise DirectiveError("'# trace:' needs a runtime-error directive")
     prog.errors.sort(key=lambda e: (e.line is None, e.line or 0, e.col or 0))
     return prog
