@@ -10,7 +10,8 @@ from .helpers import Package, nsm
 
 SUMMARY = re.compile(r"(\d+) passed, (\d+) failed in \d+\.\d\d s")
 
-LIB = "def int twice(int x)\n    return 2 * x\n"
+LIB = ("def int twice(int x)\n    return 2 * x\n\n"
+       "def int at(array<int> a, int i)\n    return a[i]\n")
 
 PASSING = {
     "tests/t_args.nv": (
@@ -46,6 +47,12 @@ PASSING = {
         "main\n"
         '    assert(1 + 1 == 3, "math is broken")\n'
         "# runtime-error-anywhere: assertion failed: math is broken\n"),
+    "tests/t_lib_error.nv": (
+        "import include as app\n"
+        "main\n"
+        "    app.at([7], 1)\n"
+        "# runtime-error-anywhere: index 1 out of range for array of length 1\n"
+        "# trace-top: at\n"),
     "tests/t_stderr.nv": (
         "main\n"
         '    eprint("note: starting")\n'
@@ -70,8 +77,9 @@ def test_directives_of_the_golden_grammar_pass(tmp_path: Path) -> None:
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.splitlines()[:-1] == [
         f"test {n} ... ok"
-        for n in ("t_anywhere", "t_args", "t_exit", "t_runtime", "t_stderr", "t_stdin")]
-    assert _summary(p.stdout) == (6, 0)
+        for n in ("t_anywhere", "t_args", "t_exit", "t_lib_error", "t_runtime", "t_stderr",
+                  "t_stdin")]
+    assert _summary(p.stdout) == (7, 0)
 
 
 def test_failures_show_what_differs(tmp_path: Path) -> None:
