@@ -1,5 +1,4 @@
-"""`nsm test`: run a package's built tests/*.nv programs and check each against its golden-program
-directives (nsm/golden/, documented in docs/testing.md)."""
+"""`nsm test`: runs a package's built tests/*.nv and checks each against its golden-program directives."""
 from __future__ import annotations
 
 import os
