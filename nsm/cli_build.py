@@ -43,21 +43,29 @@ def build(release: bool, tests: bool, verbose: bool, emit: str | None) -> None:
 def test(release: bool, verbose: bool, names: tuple[str, ...]) -> None:
     """Build and run the package's tests (tests/*.nv, or those named NAMES).
 
-    A test passes when it exits 0 and its output matches its `# expect: TEXT` comments, one
-    per output line in order (`# exit: N` expects another status)."""
-    from .testing import run_tests
+    Each test runs from the package root and is checked against its directive comments:
+    `# expect: TEXT` per output line in order, `# stdin:`, `# args:`, `# exit: N`,
+    `# runtime-error@COL: MESSAGE`, `# stderr-line:` and the rest of docs/testing.md."""
+    from .errors import NsmError
+    from .testing import load_tests, package_tests, run_tests
     root = _package_root()
-    res = build_or_exit(root, release, True, verbose)
-    tests = {k[5:]: v for k, v in res.executables.items() if k.startswith("test:")}
-    unknown = [n for n in names if n not in tests]
+    files = package_tests(root)
+    unknown = [n for n in names if n not in files]
     if unknown:
         sys.stderr.write(f"error: no test named '{unknown[0]}' in {root / 'tests'}\n")
         sys.exit(1)
+    try:
+        programs = load_tests(root, files)      # before building: all of tests/ is built
+    except NsmError as e:
+        sys.stderr.write(e.render())
+        sys.exit(1)
+    res = build_or_exit(root, release, True, verbose)
+    tests = {k[5:]: v for k, v in res.executables.items() if k.startswith("test:")}
     chosen = {n: tests[n] for n in (names or sorted(tests))}
     if not chosen:
         click.echo("no tests (add tests/*.nv)")
         return
-    failed = run_tests(root, chosen)
+    failed = run_tests(root, chosen, programs)
     sys.exit(1 if failed else 0)
 
 

@@ -1,7 +1,7 @@
 """Golden programs: one test per tests/programs/**/*.nv, its expectations written inside it.
 
 Programs with compile-error directives are checked with `nsm check`; all others run with `nsm run`.
-The directive grammar and the comparison live in tests/programs_runner.py (see tests/README.md).
+The directive grammar and the comparison live in nsm/golden/ (docs/testing.md, tests/README.md).
 """
 from __future__ import annotations
 

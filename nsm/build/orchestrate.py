@@ -289,7 +289,9 @@ def build(target: Target, *, verbose: bool = False, only: str | None = None) -> 
         plan = None
     known = set(plan.get("scripts", [])) if isinstance(plan, dict) else set()
     if target.root is not None:              # a package's build keeps the files run in it
-        scripts = {str(s) for s in target.scripts} | {s for s in known if Path(s).is_file()}
+        # (only files of this package: a build folder copied from elsewhere names others)
+        scripts = {str(s) for s in target.scripts} | {
+            s for s in known if Path(s).is_file() and Path(s).is_relative_to(target.root)}
         target = Target(target.root, target.release, target.tests or bool(
             plan and plan.get("tests") and only), tuple(Path(s) for s in sorted(scripts)))
     fresh = (plan is not None and plan.get("version") == PLAN_VERSION and
