@@ -53,7 +53,8 @@ def compile_file(path: str, imports, *, release: bool = False, emit: str | None 
     The stages walk trees recursively; a left-deep chain such as `1 + 1 + ... + 1` is as deep
     as it is long (13.1 allows any length), so the work runs on a thread with a large stack
     and a high recursion limit."""
-    return run_guarded(lambda res: _compile(path, imports, release, emit, check_only, res, source))
+    return run_guarded(lambda res: run_stages(path, imports, res, release=release, emit=emit,
+                                              check_only=check_only, source=source))
 
 
 def run_guarded(work) -> Result:
@@ -113,8 +114,11 @@ def _compile_boundary(work) -> Result:
     return res
 
 
-def _compile(path: str, imports, release: bool, emit: str | None, check_only: bool, res: Result,
-             source: bytes | None = None) -> None:
+def run_stages(path: str, imports, res: Result, *, release: bool = False, emit: str | None = None,
+               check_only: bool = False, source: bytes | None = None) -> None:
+    """The stages of a whole-program compile in order (lex, parse, check, then per module the
+    back half of compiler/codegen.py), filling `res`; without the driver boundary, so an
+    internal error escapes with its traceback (compile_file wraps this)."""
     from .lexer import tokenize
     from .parser import parse_module
     diags = res.diags

@@ -312,27 +312,14 @@ def _on_alarm(signum, frame):
 
 
 def _stages(path: str) -> None:
-    """The front end's stages as compile_file(check_only=True) runs them, without its exception boundary,
-    so an internal error shows its whole traceback."""
+    """The stages compile_file(check_only=True) runs (the driver's own run_stages), without its
+    exception boundary, so an internal error shows its whole traceback."""
     from compiler import driver
-    from compiler.check.checker import Checker
     from compiler.diagnostics import CompileError
-    from compiler.parser import parse_module
-    from compiler.source import read_source
-    diags = Diagnostics()
+    from nsm.build.orchestrate import import_map_for
     try:
-        src = read_source(path, diags)
-        if src is None:
-            return
-        toks = tokenize(src, path, diags)
-        if diags.has_errors:
-            return
-        module = parse_module(toks, path, diags)
-        if diags.has_errors:
-            return
-        program = Checker(module, diags).check()
-        if not diags.has_errors:
-            driver.interface_of(program)
+        driver.run_stages(path, import_map_for(Path(path)), driver.Result(False, Diagnostics()),
+                          check_only=True)
     except CompileError:
         pass
 
