@@ -12,8 +12,6 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from filelock import FileLock
-
 from .. import paths
 from ..errors import NsmError
 from ..registry.git import Mirror
@@ -50,10 +48,10 @@ def read_marker(folder: Path) -> dict | None:
         return None
 
 
-def package_lock(name: str, version: str) -> FileLock:
+def package_lock(name: str, version: str):
     """The OS file lock serializing installs and removals of `name`@`version`."""
-    paths.locks_dir().mkdir(parents=True, exist_ok=True)
-    return FileLock(str(paths.locks_dir() / f"pkg-{name}@{version}.lock"))
+    from ..waitlock import held
+    return held(paths.locks_dir() / f"pkg-{name}@{version}.lock", f"{name} {version}")
 
 
 def _clean_staging(name: str, version: str) -> None:
