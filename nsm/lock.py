@@ -98,9 +98,7 @@ def _check_package(p: dict, fail) -> LockedPackage:
     if not isinstance(deps, list) or not all(isinstance(d, str) for d in deps):
         fail("dependencies must be a list of package names", "dependencies")
     checks = [("name", lambda v: check_segment(v, "package name")),
-              ("version", lambda v: show(parse_version(v)) == v or fail(
-                  f"version '{v}' is not written as nsm writes it ({show(parse_version(v))})",
-                  "version")),
+              ("version", parse_version),
               ("source", resolve_source),
               ("ref", lambda v: v == "" or check_ref(v))]
     for key, check in checks:
@@ -108,6 +106,9 @@ def _check_package(p: dict, fail) -> LockedPackage:
             check(p.get(key, ""))
         except NsmError as e:
             fail(e.message, key)
+    if show(parse_version(p["version"])) != p["version"]:
+        fail(f"version '{p['version']}' is not written as nsm writes it "
+             f"({show(parse_version(p['version']))})", "version")
     if not _HEX40.match(p["commit"]):
         fail("commit must be 40 hex digits", "commit")
     if not _HEX40.match(p["tree"]):
