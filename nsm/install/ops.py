@@ -11,7 +11,7 @@ from ..lock import Lock, LockedPackage, source_url
 from ..manifest import Dependency, set_dependency
 from ..registry.names import PackageSpec
 from ..resolver import Resolution, resolve
-from ..resolver.version import parse_tag, parse_version, show
+from ..resolver.version import parse_tag, show
 from . import store
 from .context import Context
 from .gitindex import GitIndex, requirement

@@ -134,6 +134,13 @@ def test_remove_refuses_a_version_that_is_not_one(reg, tmp_path):
         r = nsm("remove", spec, cwd=app)
         assert r.returncode == 1 and "Traceback" not in r.stderr, spec
     assert (app / "neve.toml").read_text() == manifest
+    assert r.stderr == ("error: in a package, `nsm remove` takes a dependency name, not "
+                        "'csv@1.0.0'\nhint: `nsm remove csv` drops the dependency; `nsm remove "
+                        "--global csv@1.0.0` deletes the installed folder\n")
+    r = nsm("remove", "--global", "csv@1.0.0", cwd=app)     # the hint works
+    assert (r.returncode, r.stdout) == (0, "removed csv@1.0.0\n"), r.stderr
+    assert not (paths.lib_dir() / "csv@1.0.0").exists()
+    assert nsm("install", "alice/csv", cwd=tmp_path).returncode == 0
     r = nsm("remove", "csv@1.0.0", cwd=tmp_path)
     assert (r.returncode, r.stdout) == (0, "removed csv@1.0.0\n")
 

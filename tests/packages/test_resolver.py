@@ -150,3 +150,20 @@ def test_ref_requirement_and_version_constraint_together():
     assert e.value.message == ("no version of c satisfies every requirement:\n"
                                "  root requires c @v2.0.0\n"
                                "  root -> a 1.0.0 requires c ^1")
+
+
+def test_branch_candidate_learned_late_restarts_and_satisfies_both():
+    from nsm.resolver.types import Candidate
+
+    class BranchIndex(MemoryIndex):
+        main = Candidate("c", parse_tag("3.0.0"), "c", "c-main", "main")
+
+        def ref_candidate(self, name, source, ref):
+            return self.main if ref == "main" else super().ref_candidate(name, source, ref)
+
+    idx = BranchIndex({"c": {"1.0.0": [], "2.0.0": []}})
+    branch = Requirement("c", "c", parse_constraint("*"), "main")
+    res = resolve([req("c", "^3"), branch], idx)
+    assert res.packages["c"] is BranchIndex.main
+    with pytest.raises(NsmError, match="no version of c"):
+        resolve([req("c", "^2"), branch], idx)
