@@ -112,6 +112,8 @@ def parse(text: str, where: str, root: Path) -> Manifest:
 
     from .resolver.version import parse_version
     pkg = data.get("package")
+    if "package" in data and not isinstance(pkg, dict):
+        fail("package must be a table", "package", None)
     if not isinstance(pkg, dict):
         raise NsmError(f"{where}:1: missing [package] table", "add [package] with name and version")
     for key in ("name", "version"):

@@ -160,6 +160,8 @@ def test_conflict_and_missing_package_messages(reg, tmp_path):
     ('[package]\nname = "a"\nversion = "1.0"\n[dependencies]\nx = { git = "u/x", tag = "-x" }\n',
      "neve.toml:5: invalid git ref '-x'"),
     ('[package\n', "neve.toml: Expected ']'"),
+    ('package = "app"\n', "neve.toml:1: package must be a table"),
+    ('[package]\nname = ["app"]\nversion = "1.0"\n', "neve.toml:2: [package] name must be a string"),
 ])
 def test_manifest_errors_are_located(reg, tmp_path, toml, msg):
     (tmp_path / "neve.toml").write_text(toml)
