@@ -89,6 +89,7 @@ class Solver:
         self.decided: dict[str, Candidate] = {}
         self.level = 0
         self.deps: dict[Candidate, list[Requirement]] = {}
+        self.dep_incs: dict[Candidate, list[Incompatibility]] = {}
 
     # ---- version sets
 
@@ -269,12 +270,13 @@ class Solver:
         pool = self.universe[name]
         i = next(i for i in self.order[name] if state.mask >> i & 1)
         cand = pool[i]
-        if cand not in self.deps:
+        if cand not in self.deps:          # its incompatibilities are facts: added once
             self.deps[cand] = self.index.dependencies(cand)
+            self.dep_incs[cand] = [self._dependency(cand, r) for r in self.deps[cand]]
+            for inc in self.dep_incs[cand]:
+                self._add(inc)
         conflict = False
-        for r in self.deps[cand]:
-            inc = self._dependency(cand, r)
-            self._add(inc)
+        for inc in self.dep_incs[cand]:
             if len(inc.terms) == 1:
                 conflict = True
                 continue
