@@ -45,7 +45,8 @@ def _check_moved(res: Resolution, lock: Lock) -> None:
                 old.ref == c.ref and old.commit != c.commit:
             raise NsmError(f"{name} {old.version}: '{c.ref}' now points to {c.commit[:12]}, "
                            f"but the lock records {old.commit[:12]}",
-                           f"a moved tag is not followed; run `nsm update {name}` to accept it")
+                           f"a moved tag or branch is not followed; run `nsm update {name}` to "
+                           "accept it")
 
 
 def _materialize(res: Resolution, lock: Lock, index: GitIndex, progress, out: Outcome,
@@ -61,8 +62,8 @@ def _materialize(res: Resolution, lock: Lock, index: GitIndex, progress, out: Ou
         progress.step(f"installing {name} {version}")
         got = store.install(name, version, c.commit, expected, index.mirror(name, c.source),
                             c.source, progress.detail, replace=replace)
-        lp = LockedPackage(name, version, index.spelled.get(c.source, c.source), c.commit, got.tree, got.hash, c.ref,
-                           res.dependencies.get(name, ()))
+        lp = LockedPackage(name, version, index.spelled.get(c.source, c.source), c.commit,
+                           got.tree, got.hash, c.ref, res.dependencies.get(name, ()))
         (out.installed if got.fresh else out.reused).append(lp)
         entries[name] = lp
         if index.native.get((name, c.commit)):
@@ -81,7 +82,8 @@ def install(ctx: Context, specs: list[PackageSpec], *, version: str | None = Non
     """`nsm install [user/pkg[@ref]...]` (and `nsm add`): with specs, add them to the package's
     manifest (or the global roots) and install; without, install what the manifest (or the
     global lock) asks for, keeping locked versions. `locked` installs the lock exactly and
-    refuses any drift."""
+    refuses any drift. When the lock satisfies the manifest and is installed, nothing is
+    fetched."""
     out = Outcome()
     index = GitIndex(offline, progress.step)
     with ctx.guard():
@@ -185,8 +187,8 @@ def _install_locked(ctx: Context, lock: Lock, index: GitIndex, progress, out: Ou
             if now != p.commit:
                 raise NsmError(f"{name} {p.version}: '{p.ref}' now points to {now[:12]}, but the "
                                f"lock records {p.commit[:12]}",
-                               f"a moved tag is not followed; run `nsm update {name}` to accept "
-                               "it")
+                               f"a moved tag or branch is not followed; run `nsm update {name}` "
+                               "to accept it")
         if not mirror.has_commit(p.commit):
             raise NsmError(f"{name}: commit {p.commit[:12]} recorded in {where} is not in "
                            f"{p.source}")

@@ -33,7 +33,8 @@ def _tree_commit(reg, pkg: str, entries: list[tuple[str, str, bytes]]) -> None:
             else:
                 sha = run_git(bare, "hash-object", "-w", "--stdin", input=v[1]).strip()
                 lines.append(f"{v[0]} blob {sha}\t{name}")
-        return run_git(bare, "mktree", input=("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")).strip()
+        text = "\n".join(lines) + "\n"
+        return run_git(bare, "mktree", input=text.encode("utf-8", "surrogateescape")).strip()
 
     commit = run_git(bare, "commit-tree", write(tree), "-m", "evil").strip()
     run_git(bare, "tag", "v1.0.0", commit)
