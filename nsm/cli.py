@@ -131,7 +131,8 @@ def _report(out, verb: str = "installed") -> None:
     for p in out.installed:
         click.echo(f"{verb} {p.name} {p.version} ({p.commit[:12]})")
     if out.reused:
-        click.echo(f"{len(out.reused)} package(s) already installed")
+        names = ", ".join(f"{p.name} {p.version}" for p in out.reused)
+        click.echo(f"{len(out.reused)} package(s) already installed: {names}")
     for r in out.removed:
         click.echo(f"removed {r}")
 
@@ -248,7 +249,6 @@ def remove(package: str, global_: bool) -> None:
         out = ops.remove(_context(global_), spec)
     except NsmError as e:
         _fail(e)
-    click.echo(f"removed {spec.pkg}")
     _report(out)
 
 

@@ -80,6 +80,35 @@ def _line_of(text: str, key: str, section: str | None = None) -> int:
     return 1
 
 
+def parse_dependency(name: str, spec: object) -> Dependency:
+    """One validated [dependencies] entry `name = spec`; NsmError (not located) if invalid."""
+    from .resolver.version import parse_constraint
+    if not isinstance(name, str):
+        raise NsmError("dependency names must be strings")
+    if isinstance(spec, str):
+        raise NsmError(f"dependency '{name}' needs a source",
+                       f'write {name} = {{ git = "user/{name}", version = "{spec}" }}')
+    if not isinstance(spec, dict):
+        raise NsmError(f"dependency '{name}' must be a table")
+    unknown = set(spec) - _DEP_KEYS
+    if unknown:
+        raise NsmError(f"dependency '{name}': unknown key '{sorted(unknown)[0]}'",
+                       "keys are git, path, version, tag, branch, rev")
+    if any(not isinstance(v, str) for v in spec.values()):
+        raise NsmError(f"dependency '{name}': values must be strings")
+    check_segment(name, "dependency name")
+    dep = Dependency(name, **spec)
+    if (dep.git is None) == (dep.path is None):
+        raise NsmError(f"dependency '{name}' needs exactly one of git and path")
+    if sum(x is not None for x in (dep.tag, dep.branch, dep.rev)) > 1:
+        raise NsmError(f"dependency '{name}' has more than one of tag, branch and rev")
+    if dep.ref:
+        check_ref(dep.ref)
+    if dep.version is not None:
+        parse_constraint(dep.version)
+    return dep
+
+
 def parse(text: str, where: str, root: Path) -> Manifest:
     """Parse and validate manifest `text` (shown as `where` in errors); NsmError if invalid."""
     try:
@@ -90,8 +119,10 @@ def parse(text: str, where: str, root: Path) -> Manifest:
     def fail(msg: str, key: str, section: str | None = None, hint: str | None = None):
         raise NsmError(f"{where}:{_line_of(text, key, section)}: {msg}", hint)
 
-    from .resolver.version import parse_constraint, parse_version
+    from .resolver.version import parse_version
     pkg = data.get("package")
+    if "package" in data and not isinstance(pkg, dict):
+        fail("package must be a table", "package", None)
     if not isinstance(pkg, dict):
         raise NsmError(f"{where}:1: missing [package] table", "add [package] with name and version")
     for key in ("name", "version"):
@@ -110,31 +141,10 @@ def parse(text: str, where: str, root: Path) -> Manifest:
     if not isinstance(raw, dict):
         fail("[dependencies] must be a table", "dependencies")
     for name, spec in raw.items():
-        if isinstance(spec, str):
-            fail(f"dependency '{name}' needs a source", name, "dependencies",
-                 f'write {name} = {{ git = "user/{name}", version = "{spec}" }}')
-        if not isinstance(spec, dict):
-            fail(f"dependency '{name}' must be a table", name, "dependencies")
-        unknown = set(spec) - _DEP_KEYS
-        if unknown:
-            fail(f"dependency '{name}': unknown key '{sorted(unknown)[0]}'", name, "dependencies",
-                 "keys are git, path, version, tag, branch, rev")
-        if any(not isinstance(v, str) for v in spec.values()):
-            fail(f"dependency '{name}': values must be strings", name, "dependencies")
         try:
-            check_segment(name, "dependency name")
-            dep = Dependency(name, **spec)
-            if (dep.git is None) == (dep.path is None):
-                raise NsmError(f"dependency '{name}' needs exactly one of git and path")
-            if sum(x is not None for x in (dep.tag, dep.branch, dep.rev)) > 1:
-                raise NsmError(f"dependency '{name}' has more than one of tag, branch and rev")
-            if dep.ref:
-                check_ref(dep.ref)
-            if dep.version is not None:
-                parse_constraint(dep.version)
+            deps[name] = parse_dependency(name, spec)
         except NsmError as e:
             fail(e.message, name, "dependencies", e.hint)
-        deps[name] = dep
     native = data.get("native")
     if native is not None and not isinstance(native, dict):
         fail("[native] must be a table", "native")

@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from filelock import FileLock
-
 from .. import lock as lockfile
 from .. import manifest, paths
 from ..manifest import Manifest
@@ -26,12 +24,12 @@ class Context:
         """The current lock (empty if none)."""
         return lockfile.read(self.lock_path)
 
-    def guard(self) -> FileLock:
+    def guard(self):
         """The OS lock serializing writers of this context's lock file."""
         import hashlib
-        paths.locks_dir().mkdir(parents=True, exist_ok=True)
+        from ..waitlock import held
         key = hashlib.sha256(str(self.lock_path).encode()).hexdigest()[:16]
-        return FileLock(str(paths.locks_dir() / f"lockfile-{key}.lock"))
+        return held(paths.locks_dir() / f"lockfile-{key}.lock", str(self.lock_path))
 
 
 def find(cwd: Path, global_: bool = False) -> Context:

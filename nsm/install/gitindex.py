@@ -13,13 +13,17 @@ from ..resolver.types import Candidate, Requirement
 from ..resolver.version import ANY, parse_constraint, parse_tag
 
 
-def requirement(dep: Dependency) -> Requirement:
-    """The resolver requirement for a manifest dependency (git sources only)."""
+def requirement(dep: Dependency, index: "GitIndex | None" = None) -> Requirement:
+    """The resolver requirement for a manifest dependency (git sources only); `index`
+    remembers how the manifest spelled the source, for the lock."""
     if dep.git is None:
         raise NsmError(f"dependency '{dep.name}': path dependencies are not installed by nsm "
                        "install yet", "use a git source")
     constraint = parse_constraint(dep.version) if dep.version else ANY
-    return Requirement(dep.name, resolve_source(dep.git), constraint, dep.ref)
+    url = resolve_source(dep.git)
+    if index is not None:
+        index.spelled.setdefault(url, dep.git)
+    return Requirement(dep.name, url, constraint, dep.ref)
 
 
 class GitIndex:
@@ -30,6 +34,7 @@ class GitIndex:
         self.log = log or (lambda msg: None)
         self.mirrors: dict[str, Mirror] = {}
         self.native: dict[tuple[str, str], bool] = {}
+        self.spelled: dict[str, str] = {}       # URL -> the source as a manifest wrote it
         self._cands: dict[tuple[str, str], list[Candidate]] = {}
 
     def mirror(self, name: str, source: str) -> Mirror:
@@ -94,4 +99,4 @@ class GitIndex:
     def dependencies(self, cand: Candidate) -> list[Requirement]:
         """The requirements in `cand`'s neve.toml."""
         m = self._manifest(cand.name, cand.source, cand.commit)
-        return [requirement(d) for _, d in sorted(m.dependencies.items())]
+        return [requirement(d, self) for _, d in sorted(m.dependencies.items())]

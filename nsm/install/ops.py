@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from .. import lock as lockfile
 from ..errors import NsmError
-from ..lock import Lock, LockedPackage
+from ..lock import Lock, LockedPackage, source_url
 from ..manifest import Dependency, set_dependency
 from ..registry.names import PackageSpec
 from ..resolver import Resolution, resolve
@@ -41,16 +41,18 @@ def _roots(ctx: Context, lock: Lock) -> dict[str, Dependency]:
 def _check_moved(res: Resolution, lock: Lock) -> None:
     for name, c in res.packages.items():
         old = lock.packages.get(name)
-        if old and old.source == c.source and old.version == show(c.version) and \
+        if old and source_url(old.source) == c.source and old.version == show(c.version) and \
                 old.ref == c.ref and old.commit != c.commit:
-            raise NsmError(f"{name} {old.version}: tag '{c.ref}' now points to {c.commit[:12]}, "
+            raise NsmError(f"{name} {old.version}: '{c.ref}' now points to {c.commit[:12]}, "
                            f"but the lock records {old.commit[:12]}",
-                           f"a moved tag is not followed; run `nsm update {name}` to accept it")
+                           f"a moved tag or branch is not followed; run `nsm update {name}` to "
+                           "accept it")
 
 
 def _materialize(res: Resolution, lock: Lock, index: GitIndex, progress, out: Outcome,
-                 check_hash: bool) -> dict[str, LockedPackage]:
-    """Install every resolved package; the lock entries describing them."""
+                 check_hash: bool, replace: bool = False) -> dict[str, LockedPackage]:
+    """Install every resolved package (`replace`: a folder holding another commit of the same
+    version is replaced, for a moved ref `nsm update` accepts); the lock entries."""
     entries = {}
     for name in sorted(res.packages):
         c = res.packages[name]
@@ -59,9 +61,9 @@ def _materialize(res: Resolution, lock: Lock, index: GitIndex, progress, out: Ou
         expected = old.hash if check_hash and old and old.commit == c.commit else ""
         progress.step(f"installing {name} {version}")
         got = store.install(name, version, c.commit, expected, index.mirror(name, c.source),
-                            c.source, progress.detail)
-        lp = LockedPackage(name, version, c.source, c.commit, got.tree, got.hash, c.ref,
-                           res.dependencies.get(name, ()))
+                            c.source, progress.detail, replace=replace)
+        lp = LockedPackage(name, version, index.spelled.get(c.source, c.source), c.commit,
+                           got.tree, got.hash, c.ref, res.dependencies.get(name, ()))
         (out.installed if got.fresh else out.reused).append(lp)
         entries[name] = lp
         if index.native.get((name, c.commit)):
@@ -72,7 +74,7 @@ def _materialize(res: Resolution, lock: Lock, index: GitIndex, progress, out: Ou
 
 def _resolve(roots: dict[str, Dependency], index: GitIndex, prefer: dict[str, str], progress):
     progress.step("resolving dependencies")
-    return resolve([requirement(d) for _, d in sorted(roots.items())], index, prefer)
+    return resolve([requirement(d, index) for _, d in sorted(roots.items())], index, prefer)
 
 
 def install(ctx: Context, specs: list[PackageSpec], *, version: str | None = None,
@@ -80,7 +82,8 @@ def install(ctx: Context, specs: list[PackageSpec], *, version: str | None = Non
     """`nsm install [user/pkg[@ref]...]` (and `nsm add`): with specs, add them to the package's
     manifest (or the global roots) and install; without, install what the manifest (or the
     global lock) asks for, keeping locked versions. `locked` installs the lock exactly and
-    refuses any drift."""
+    refuses any drift. When the lock satisfies the manifest and is installed, nothing is
+    fetched."""
     out = Outcome()
     index = GitIndex(offline, progress.step)
     with ctx.guard():
@@ -90,6 +93,8 @@ def install(ctx: Context, specs: list[PackageSpec], *, version: str | None = Non
                 raise NsmError("--locked installs the lock as it is; it takes no package names")
             _install_locked(ctx, lock, index, progress, out)
             return out
+        if not specs and _all_installed(ctx, lock, out):
+            return out                          # nothing to fetch: the lock is installed
         roots = _roots(ctx, lock)
         new = {s.pkg: spec_dependency(s, version) for s in specs}
         for name, dep in new.items():
@@ -103,7 +108,7 @@ def install(ctx: Context, specs: list[PackageSpec], *, version: str | None = Non
             targets = new or roots
         prefer = {n: p.commit for n, p in lock.packages.items() if n not in new}
         progress.step("fetching")
-        index.prefetch({n: p.source for n, p in lock.packages.items()})
+        index.prefetch({n: source_url(p.source) for n, p in lock.packages.items()})
         res = _resolve(targets, index, prefer, progress)
         _check_moved(res, lock)
         entries = _materialize(res, lock, index, progress, out, check_hash=True)
@@ -122,7 +127,9 @@ def install(ctx: Context, specs: list[PackageSpec], *, version: str | None = Non
     return out
 
 
-def _install_locked(ctx: Context, lock: Lock, index: GitIndex, progress, out: Outcome) -> None:
+def _drift(ctx: Context, lock: Lock) -> None:
+    """NsmError if the lock does not satisfy the manifest (or the global requests), or (in a
+    package) locks a package its dependencies do not reach."""
     roots = _roots(ctx, lock)
     where = ctx.lock_path
     for name, dep in sorted(roots.items()):
@@ -131,7 +138,7 @@ def _install_locked(ctx: Context, lock: Lock, index: GitIndex, progress, out: Ou
         why = None
         if p is None:
             why = f"the manifest needs {name} but the lock has no entry for it"
-        elif p.source != req.source:
+        elif source_url(p.source) != req.source:
             why = f"the manifest takes {name} from {req.source}, the lock from {p.source}"
         elif req.ref and req.ref not in (p.ref, p.commit):
             why = f"the manifest asks {name} @{req.ref}, the lock has @{p.ref}"
@@ -140,21 +147,57 @@ def _install_locked(ctx: Context, lock: Lock, index: GitIndex, progress, out: Ou
         if why:
             raise NsmError(f"{where} disagrees with the manifest: {why}",
                            "run `nsm install` without --locked to update the lock")
-    index.prefetch({n: p.source for n, p in lock.packages.items()})
+    if ctx.in_package:
+        stray = sorted(set(lock.packages) - _reachable(roots, lock))
+        if stray:
+            raise NsmError(f"{where} locks '{stray[0]}', which no dependency of "
+                           f"{ctx.manifest.path} reaches",
+                           "run `nsm install` without --locked to rewrite the lock")
+
+
+def _all_installed(ctx: Context, lock: Lock, out: Outcome) -> bool:
+    """True (and `out.reused` filled) when the lock satisfies the manifest and every locked
+    package is installed at its commit: then nothing needs fetching."""
+    if not lock.packages:
+        return False
+    try:
+        _drift(ctx, lock)
+    except NsmError:
+        return False
+    for name, p in lock.packages.items():
+        mark = store.read_marker(store.folder(name, p.version))
+        if not mark or mark.get("commit") != p.commit:
+            return False
+    out.reused = [p for _, p in sorted(lock.packages.items())]
+    if lock.format < lockfile.FORMAT:
+        lockfile.write(ctx.lock_path, lock)     # an older lock format is rewritten
+    return True
+
+
+def _install_locked(ctx: Context, lock: Lock, index: GitIndex, progress, out: Outcome) -> None:
+    where = ctx.lock_path
+    _drift(ctx, lock)
+    if _all_installed(ctx, lock, out):
+        return
+    index.prefetch({n: source_url(p.source) for n, p in lock.packages.items()})
     for name, p in sorted(lock.packages.items()):
-        mirror = index.mirror(name, p.source)
+        mirror = index.mirror(name, source_url(p.source))
         if p.ref and not index.offline:
             now = mirror.resolve(p.ref)
             if now != p.commit:
                 raise NsmError(f"{name} {p.version}: '{p.ref}' now points to {now[:12]}, but the "
                                f"lock records {p.commit[:12]}",
-                               "a moved tag is not followed; `nsm update` accepts it")
+                               f"a moved tag or branch is not followed; run `nsm update {name}` "
+                               "to accept it")
         if not mirror.has_commit(p.commit):
             raise NsmError(f"{name}: commit {p.commit[:12]} recorded in {where} is not in "
                            f"{p.source}")
         progress.step(f"installing {name} {p.version}")
-        got = store.install(name, p.version, p.commit, p.hash, mirror, p.source, progress.detail)
+        got = store.install(name, p.version, p.commit, p.hash, mirror, mirror.url,
+                            progress.detail)
         (out.installed if got.fresh else out.reused).append(p)
+    if lock.format < lockfile.FORMAT:
+        lockfile.write(ctx.lock_path, lock)
 
 
 def update(ctx: Context, names: list[str], *, offline: bool = False, progress) -> Outcome:
@@ -169,16 +212,16 @@ def update(ctx: Context, names: list[str], *, offline: bool = False, progress) -
             if n not in lock.packages and n not in roots:
                 raise NsmError(f"'{n}' is not in {ctx.lock_path}")
         prefer = {n: p.commit for n, p in lock.packages.items() if names and n not in names}
-        index.prefetch({n: p.source for n, p in lock.packages.items()})
+        index.prefetch({n: source_url(p.source) for n, p in lock.packages.items()})
         if ctx.in_package:
             res = _resolve(roots, index, prefer, progress)
-            lock = Lock(_materialize(res, lock, index, progress, out, check_hash=False))
+            lock = Lock(_materialize(res, lock, index, progress, out, False, replace=True))
         else:
             for n, dep in sorted(roots.items()):
                 if names and n not in names:
                     continue
                 res = _resolve({n: dep}, index, prefer, progress)
-                lock.packages.update(_materialize(res, lock, index, progress, out, False))
+                lock.packages.update(_materialize(res, lock, index, progress, out, False, True))
         lockfile.write(ctx.lock_path, lock)
     return out
 
@@ -189,6 +232,18 @@ def remove(ctx: Context, spec: PackageSpec) -> Outcome:
     its folders under lib/ (only that version when given). Nothing else is touched."""
     out = Outcome()
     name = spec.pkg
+    if spec.ref is not None:
+        v = parse_tag(spec.ref)
+        if v is None:
+            raise NsmError(f"'{spec.ref}' in '{name}@{spec.ref}' is not a version",
+                           f"write `nsm remove --global {name}@1.2.0` (a version as `nsm list "
+                           f"--global` shows it), or `nsm remove {name}`")
+        spec = dataclasses.replace(spec, ref=show(v))
+        if ctx.in_package:
+            raise NsmError(f"in a package, `nsm remove` takes a dependency name, not "
+                           f"'{name}@{spec.ref}'",
+                           f"`nsm remove {name}` drops the dependency; `nsm remove --global "
+                           f"{name}@{spec.ref}` deletes the installed folder")
     with ctx.guard():
         lock = ctx.read_lock()
         roots = _roots(ctx, lock)
@@ -197,7 +252,7 @@ def remove(ctx: Context, spec: PackageSpec) -> Outcome:
                 raise NsmError(f"{ctx.manifest.path} has no dependency '{name}'")
             del roots[name]
             keep = _reachable(roots, lock)
-            out.removed = sorted(n for n in lock.packages if n not in keep)
+            out.removed = [name] + sorted(n for n in lock.packages if n not in keep and n != name)
             lock = Lock({n: p for n, p in lock.packages.items() if n in keep})
             lockfile.write(ctx.lock_path, lock)
             set_dependency(ctx.manifest.root, None, name)

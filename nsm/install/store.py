@@ -12,8 +12,6 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
-from filelock import FileLock
-
 from .. import paths
 from ..errors import NsmError
 from ..registry.git import Mirror
@@ -30,6 +28,18 @@ class Installed:
     fresh: bool = False          # written by this call
 
 
+def folder(name: str, version: str) -> Path:
+    """lib/<name>@<version>/, after checking both are what nsm writes (no path can hide in
+    either: a forged lock or a typed `pkg@1.0.0/src` never names another folder)."""
+    from ..registry.names import check_segment
+    from ..resolver.version import parse_version, show
+    check_segment(name, "package name")
+    if show(parse_version(version)) != version:
+        raise NsmError(f"invalid installed version '{version}' of {name}",
+                       "a version is written as 1.2.0")
+    return paths.installed_package_dir(name, version)
+
+
 def read_marker(folder: Path) -> dict | None:
     """The completion marker of an installed package folder, or None (absent or unreadable)."""
     try:
@@ -38,10 +48,10 @@ def read_marker(folder: Path) -> dict | None:
         return None
 
 
-def package_lock(name: str, version: str) -> FileLock:
+def package_lock(name: str, version: str):
     """The OS file lock serializing installs and removals of `name`@`version`."""
-    paths.locks_dir().mkdir(parents=True, exist_ok=True)
-    return FileLock(str(paths.locks_dir() / f"pkg-{name}@{version}.lock"))
+    from ..waitlock import held
+    return held(paths.locks_dir() / f"pkg-{name}@{version}.lock", f"{name} {version}")
 
 
 def _clean_staging(name: str, version: str) -> None:
@@ -58,22 +68,25 @@ def _stall(count: int) -> None:
 
 
 def install(name: str, version: str, commit: str, expected_hash: str, mirror: Mirror,
-            source: str, log=None) -> Installed:
+            source: str, log=None, replace: bool = False) -> Installed:
     """Install `name` `version` at `commit` from `mirror` unless that exact commit is already
     installed. NsmError if the tree is unsafe, its manifest names another package, its content
-    hash differs from `expected_hash` (when given), or the folder holds another commit."""
-    dest = paths.installed_package_dir(name, version)
+    hash differs from `expected_hash` (when given), or the folder holds another commit (with
+    `replace`, the folder is then swapped for the new tree in one step instead)."""
+    dest = folder(name, version)
     with package_lock(name, version):
         _clean_staging(name, version)
         mark = read_marker(dest)
+        old = None
         if mark is not None:
             if mark.get("commit") == commit:
-                return Installed(dest, commit, mark["tree"], mark["hash"])
-            raise NsmError(f"{dest} holds {name} {version} at commit {mark.get('commit', '?')[:12]}"
-                           f", not {commit[:12]}",
-                           f"the tag moved upstream; `nsm remove {name}@{version}` first if the new "
-                           "commit is wanted")
-        if dest.exists():                       # no marker: not ours, or damaged: repair
+                return Installed(dest, commit, str(mark.get("tree", "")), str(mark.get("hash", "")))
+            if not replace:
+                raise NsmError(f"{dest} holds {name} {version} at commit "
+                               f"{str(mark.get('commit', '?'))[:12]}, not {commit[:12]}",
+                               f"the ref moved upstream; run `nsm update {name}` to accept it")
+            old = dest
+        elif dest.exists():                     # no marker: not ours, or damaged: repair
             _discard(dest, name, version)
         what = f"{name} {version}"
         text = mirror.read_file(commit, "neve.toml")
@@ -102,7 +115,11 @@ def install(name: str, version: str, commit: str, expected_hash: str, mirror: Mi
             (stage / MARKER).write_text(json.dumps(
                 {"name": name, "version": version, "source": source, "commit": commit,
                  "tree": tree, "hash": content}, indent=1, sort_keys=True) + "\n")
-            os.rename(stage, dest)
+            if old is None:
+                os.rename(stage, dest)
+            else:
+                _exchange(stage, dest)          # stage now holds the old tree
+                shutil.rmtree(stage, ignore_errors=True)
         except BaseException:
             shutil.rmtree(stage, ignore_errors=True)
             raise
@@ -121,6 +138,24 @@ def _build_native(dest: Path, name: str, version: str, log) -> None:
     except BaseException:
         _discard(dest, name, version)
         raise
+
+
+def _exchange(a: Path, b: Path) -> None:
+    """Swap two folders in one step (Linux renameat2 RENAME_EXCHANGE); elsewhere, two renames."""
+    import ctypes
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        fn = None
+    if fn is not None:
+        at_fdcwd, exchange = -100, 2
+        if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), exchange) == 0:
+            return
+    tmp = a.with_name(a.name + ".old")
+    os.rename(b, tmp)
+    os.rename(a, b)
+    os.rename(tmp, a)
 
 
 def _discard(folder: Path, name: str, version: str) -> None:
@@ -144,7 +179,7 @@ def installed_versions(name: str) -> list[str]:
 
 def remove(name: str, version: str) -> bool:
     """Delete lib/<name>@<version>/ (and nothing else); False if it was not there."""
-    dest = paths.installed_package_dir(name, version)
+    dest = folder(name, version)
     with package_lock(name, version):
         if not dest.is_dir():
             return False

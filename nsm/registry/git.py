@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import git
-from filelock import FileLock
 
 from .. import paths
 from ..errors import NsmError
@@ -27,6 +26,21 @@ class TreeEntry:
 def mirror_path(url: str, name: str) -> Path:
     """The cache folder of the bare mirror of `url` (named after the package, keyed by URL)."""
     return paths.git_cache_dir() / f"{name}-{hashlib.sha256(url.encode()).hexdigest()[:12]}.git"
+
+
+def git_cause(e: git.GitCommandError) -> str:
+    """git's own reason for a failure: its `fatal:` (else `error:`, else last) stderr line.
+    gitpython wraps stderr as `\n  stderr: '...'`, so the quoting is taken off."""
+    text = str(e.stderr or "").strip()
+    if text.startswith("stderr:"):
+        text = text[len("stderr:"):].strip()
+    text = text.strip("'").strip()
+    lines = [l.strip() for l in text.splitlines() if l.strip() and l.strip() != "'"]
+    for prefix in ("fatal:", "error:"):
+        hit = next((l for l in lines if l.startswith(prefix)), None)
+        if hit:
+            return hit
+    return lines[-1] if lines else f"exit status {e.status}"
 
 
 class Mirror:
@@ -47,7 +61,8 @@ class Mirror:
         """Clone the mirror, or fetch it (tags that moved are updated: the lock catches them).
         Offline, only check it is cached. NsmError when the source cannot be reached."""
         paths.locks_dir().mkdir(parents=True, exist_ok=True)
-        with FileLock(str(paths.locks_dir() / f"git-{self.path.name}.lock")):
+        from ..waitlock import held
+        with held(paths.locks_dir() / f"git-{self.path.name}.lock", f"the mirror of {self.url}"):
             for stale in self.path.parent.glob(f"{self.path.name}.tmp-*"):
                 shutil.rmtree(stale, ignore_errors=True)
             if self.path.is_dir():
@@ -71,8 +86,7 @@ class Mirror:
         try:
             return fn()
         except git.GitCommandError as e:
-            detail = (e.stderr or "").strip().splitlines()
-            raise NsmError(f"git failed for {self.url}: {detail[-1] if detail else e}")
+            raise NsmError(f"git failed for {self.url}: {git_cause(e)}") from None
 
     def tags(self) -> dict[str, str]:
         """Every tag name -> the commit it points to (annotated tags peeled)."""
@@ -119,7 +133,8 @@ class Mirror:
 
     def entries(self, commit: str) -> list[TreeEntry]:
         """Every non-tree entry of `commit`'s tree, recursively, as git stores it (unchecked)."""
-        out = self.repo.git.ls_tree("-r", "-z", "--full-tree", commit)
+        raw = self.repo.git.ls_tree("-r", "-z", "--full-tree", commit, stdout_as_string=False)
+        out = raw.decode("utf-8", "surrogateescape")    # a name that is not UTF-8 keeps its bytes
         entries = []
         for rec in out.split("\0"):
             if not rec:

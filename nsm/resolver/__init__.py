@@ -1,15 +1,12 @@
 """Version constraints -> one consistent set of exact commits, one version per package name
-(resolvelib's backtracking solver; conflicts and cycles explained, see explain.py)."""
+(PubGrub-style conflict-driven solving, pubgrub.py; conflicts and cycles explained in the
+two-chain wording of explain.py)."""
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass
-
-from resolvelib import BaseReporter, ResolutionImpossible, ResolutionTooDeep, Resolver
 
 from ..errors import NsmError
 from .explain import conflict_message, cycle_message
-from .provider import Provider
 from .types import Candidate, Index, Requirement
 from .version import show
 
@@ -23,7 +20,8 @@ class Resolution:
     dependencies: dict[str, tuple[str, ...]]
 
 
-def _find_cycle(deps: dict[str, tuple[str, ...]], versions: dict[str, str]) -> list[str] | None:
+def find_cycle(deps: dict[str, tuple[str, ...]], versions: dict[str, str]) -> list[str] | None:
+    """A dependency cycle among the chosen packages (`a 1.0.0`, ..., `a 1.0.0`), or None."""
     state: dict[str, int] = {}
     stack: list[str] = []
 
@@ -46,32 +44,20 @@ def _find_cycle(deps: dict[str, tuple[str, ...]], versions: dict[str, str]) -> l
     return None
 
 
-def resolve(roots: list[Requirement], index: Index, prefer: dict[str, str] | None = None,
-            max_rounds: int = 200_000) -> Resolution:
+def resolve(roots: list[Requirement], index: Index, prefer: dict[str, str] | None = None
+            ) -> Resolution:
     """Choose one candidate per package so every requirement reachable from `roots` holds,
     newest versions first (except a `prefer`red locked commit). NsmError with an explanation
     when none exists, or when the chosen packages depend on each other in a cycle."""
-    provider = Provider(index, prefer)
-    gc_was_on = gc.isenabled()
-    gc.disable()            # the solver allocates many small objects and frees few
+    from .pubgrub import Unsolvable, solve
+    from .why import explain
     try:
-        result = Resolver(provider, BaseReporter()).resolve(roots, max_rounds=max_rounds)
-    except ResolutionImpossible as e:
-        names = [c.requirement.name for c in e.causes]
-        name = max(set(names), key=lambda n: (len(provider.dead_ends.get(n, ())), n)) if names \
-            else "?"
-        if name in provider.dead_ends:
-            raise NsmError(conflict_message(name, provider.dead_ends[name])) from None
-        raise NsmError(conflict_message(name, [[c.requirement for c in e.causes]])) from None
-    except ResolutionTooDeep:
-        raise NsmError("dependency resolution gave up after too many steps") from None
-    finally:
-        if gc_was_on:
-            gc.enable()
-    packages = dict(result.mapping)
-    deps = {n: tuple(sorted({r.name for r in provider.get_dependencies(c)}))
-            for n, c in packages.items()}
-    cycle = _find_cycle(deps, {n: show(c.version) for n, c in packages.items()})
+        packages, reqs = solve(roots, index, prefer)
+    except Unsolvable as e:
+        name, lines = explain(e.incompatibility, roots)
+        raise NsmError(conflict_message(name, [lines])) from None
+    deps = {n: tuple(sorted({r.name for r in reqs.get(c, ())})) for n, c in packages.items()}
+    cycle = find_cycle(deps, {n: show(c.version) for n, c in packages.items()})
     if cycle:
         raise NsmError(cycle_message(cycle), "packages may not depend on each other in a cycle")
     return Resolution(packages, deps)

@@ -3,6 +3,8 @@ the lock honoured, --locked refusing drift, moved tags, two projects with two ve
 package, manifest errors, and a Neve program importing an installed package."""
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from nsm import lock as lockfile
@@ -103,6 +105,8 @@ def test_locked_refuses_drift_and_moved_tags(reg, tmp_path):
     (app / "neve.toml").write_text((app / "neve.toml").read_text().replace("^2.0", "^1.0"))
     old = lockfile.read(app / "neve.lock").packages["csv"].commit
     new = reg.publish("csv", "1.0.0", files={"x.nv": "# moved\n"})     # re-tag v1.0.0
+    # An installed lock is not fetched again; with its folder gone the move is caught.
+    shutil.rmtree(paths.installed_package_dir("csv", "1.0.0"))
     for args in (["install", "--locked"], ["install"]):
         r = nsm(*args, cwd=app)
         assert r.returncode == 1, args
@@ -156,6 +160,8 @@ def test_conflict_and_missing_package_messages(reg, tmp_path):
     ('[package]\nname = "a"\nversion = "1.0"\n[dependencies]\nx = { git = "u/x", tag = "-x" }\n',
      "neve.toml:5: invalid git ref '-x'"),
     ('[package\n', "neve.toml: Expected ']'"),
+    ('package = "app"\n', "neve.toml:1: package must be a table"),
+    ('[package]\nname = ["app"]\nversion = "1.0"\n', "neve.toml:2: [package] name must be a string"),
 ])
 def test_manifest_errors_are_located(reg, tmp_path, toml, msg):
     (tmp_path / "neve.toml").write_text(toml)

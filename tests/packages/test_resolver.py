@@ -94,3 +94,76 @@ def test_locked_commit_is_preferred():
     idx = MemoryIndex({"a": {"1.0.0": [], "1.1.0": []}})
     res = resolve([req("a", "^1")], idx, prefer={"a": "a-1.0.0"})
     assert show(res.packages["a"].version) == "1.0.0"
+
+
+def _nested(n, levels=2):
+    names = ["xb", "w", "v"][:levels]
+    pkgs = {name: {f"{v}.0.0": [req(names[k + 1]) if k + 1 < levels else req("y", "<1")]
+                   for v in range(1, n + 1)} for k, name in enumerate(names)}
+    pkgs["y"] = {"0.1.0": [], "1.0.0": [], "1.1.0": []}
+    return MemoryIndex(pkgs)
+
+
+@pytest.mark.parametrize("n", [60, 80])
+def test_nested_trap_fails_fast_with_the_two_chains(n):
+    t = time.perf_counter()
+    with pytest.raises(NsmError) as e:
+        resolve([req("xb"), req("y", ">=1")], _nested(n))
+    assert time.perf_counter() - t < 1
+    assert e.value.message == ("no version of y satisfies every requirement:\n"
+                               "  root requires y >=1\n"
+                               f"  root -> xb {n}.0.0 -> w ({n} versions, 1.0.0 ... {n}.0.0) "
+                               "requires y <1")
+
+
+def test_three_level_trap_learns_instead_of_backtracking():
+    t = time.perf_counter()
+    with pytest.raises(NsmError, match="root -> xb 40.0.0 -> w 40.0.0 -> v \\(40 versions"):
+        resolve([req("xb"), req("y", ">=1")], _nested(40, 3))
+    assert time.perf_counter() - t < 1
+
+
+def test_thousand_packages_resolve_fast():
+    import random
+    rnd = random.Random(1)
+    pkgs = {f"p{i}": {f"1.{v}.0": ([req(f"p{j}", f"^1.{rnd.randrange(10)}")
+                                    for j in rnd.sample(range(i), 3)] if i >= 3 else [])
+                      for v in range(10)} for i in range(1000)}
+    idx = MemoryIndex(pkgs)
+    t = time.perf_counter()
+    res = resolve([req(f"p{i}", "^1.0") for i in range(980, 1000)], idx)
+    assert time.perf_counter() - t < 1
+    for name, c in res.packages.items():        # every requirement of the choice holds
+        for r in idx.dependencies(c):
+            assert r.constraint.allows(res.packages[r.name].version), (name, r.name)
+
+
+def test_ref_requirement_and_version_constraint_together():
+    idx = MemoryIndex({"a": {"1.0.0": [req("c", "^1")]}, "c": {"1.0.0": [], "1.5.0": [],
+                                                                "2.0.0": []}})
+    pin = Requirement("c", "c", parse_constraint("*"), "v1.0.0")
+    res = resolve([req("a"), pin], idx)
+    assert show(res.packages["c"].version) == "1.0.0"
+    bad = Requirement("c", "c", parse_constraint("*"), "v2.0.0")
+    with pytest.raises(NsmError) as e:
+        resolve([req("a"), bad], idx)
+    assert e.value.message == ("no version of c satisfies every requirement:\n"
+                               "  root requires c @v2.0.0\n"
+                               "  root -> a 1.0.0 requires c ^1")
+
+
+def test_branch_candidate_learned_late_restarts_and_satisfies_both():
+    from nsm.resolver.types import Candidate
+
+    class BranchIndex(MemoryIndex):
+        main = Candidate("c", parse_tag("3.0.0"), "c", "c-main", "main")
+
+        def ref_candidate(self, name, source, ref):
+            return self.main if ref == "main" else super().ref_candidate(name, source, ref)
+
+    idx = BranchIndex({"c": {"1.0.0": [], "2.0.0": []}})
+    branch = Requirement("c", "c", parse_constraint("*"), "main")
+    res = resolve([req("c", "^3"), branch], idx)
+    assert res.packages["c"] is BranchIndex.main
+    with pytest.raises(NsmError, match="no version of c"):
+        resolve([req("c", "^2"), branch], idx)
