@@ -13,8 +13,8 @@ def package_root_or_exit() -> Path:
     """The nearest folder at or above the working directory with a neve.toml; exits 1
     with a hint when there is none."""
     from .errors import NsmError
-    root = next((d for d in (Path.cwd(), *Path.cwd().parents) if (d / "neve.toml").is_file()),
-                None)
+    from .project import package_root
+    root = package_root(Path.cwd())
     if root is None:
         sys.stderr.write(NsmError("not inside a package (no neve.toml here or above)",
                                   "create one with nsm new NAME, or run a file: nsm run FILE")
@@ -35,8 +35,19 @@ def build_or_exit(root: Path, release: bool, tests: bool, verbose: bool, quiet: 
     if not quiet:
         what = "nothing to do" if not res.ran else f"{len(res.ran)} step(s)"
         profile = "release" if release else "debug"
-        sys.stderr.write(f"Finished {profile} build of {root.name} ({what}) in {res.seconds:.2f} s\n")
+        sys.stderr.write(f"Finished {profile} build of {package_name(root)} ({what}) in "
+                         f"{res.seconds:.2f} s\n")
     return res
+
+
+def package_name(root: Path) -> str:
+    """The [package] name (the build has validated the manifest), else the folder's name."""
+    from .errors import NsmError
+    from .project import manifest
+    try:
+        return manifest(root).name
+    except NsmError:
+        return root.name
 
 
 def print_executables(res) -> None:

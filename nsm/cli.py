@@ -211,8 +211,8 @@ def add(package: str, version: str | None, offline: bool, verbose: bool) -> None
 
 def _safe_context_is_global() -> bool:
     from pathlib import Path
-    from .manifest import find_package_root
-    return find_package_root(Path.cwd()) is None
+    from .project import package_root
+    return package_root(Path.cwd()) is None
 
 
 @cli.command()
@@ -300,7 +300,7 @@ def bindgen(header: str, out: str | None, include_dirs: tuple[str, ...],
     cannot be bound are reported as warnings on stderr."""
     from pathlib import Path
     from .build.bindgen import cached_generate
-    from .build.bindgen.cache import write_atomic
+    from .files import write_atomic
     from .errors import NsmError
     try:
         cflags = [f"-U{u}" for u in undefines] + ([f"-std={std}"] if std else [])

@@ -13,7 +13,8 @@ from pathlib import Path
 import tomli_w
 
 from .errors import NsmError
-from .manifest import Dependency, parse_dependency, write_atomic
+from .files import write_atomic
+from .manifest import Dependency, parse_dependency
 
 LOCK = "neve.lock"
 # 2: sources are written as the manifest spells them (`alice/pkg`), not as expanded URLs.

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import NsmError
+from .files import write_atomic
 from .registry.names import check_ref, check_segment
 
 MANIFEST = "neve.toml"
@@ -56,15 +57,6 @@ class Manifest:
     @property
     def path(self) -> Path:
         return self.root / MANIFEST
-
-
-def find_package_root(start: Path) -> Path | None:
-    """The nearest folder at or above `start` holding a neve.toml, or None."""
-    start = start.resolve()
-    for d in (start, *start.parents):
-        if (d / MANIFEST).is_file():
-            return d
-    return None
 
 
 def _line_of(text: str, key: str, section: str | None = None) -> int:
@@ -169,13 +161,6 @@ def load(root: Path) -> Manifest:
     except (OSError, UnicodeDecodeError) as e:
         raise NsmError(f"cannot read {path}: {e}")
     return parse(text, str(path), root)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text` atomically (a temporary file beside it, then rename)."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text)
-    os.replace(tmp, path)
 
 
 def _dep_line(dep: Dependency) -> str:

@@ -281,7 +281,6 @@ def build(target: Target, *, verbose: bool = False, only: str | None = None) -> 
     t0 = time.perf_counter()
     bdir = target.build_dir
     meta = bdir / ".nsm"
-    meta.mkdir(parents=True, exist_ok=True)
     db = FileDB(meta / "files.json")
     try:
         plan = json.loads((meta / "plan.json").read_text())
@@ -306,6 +305,11 @@ def build(target: Target, *, verbose: bool = False, only: str | None = None) -> 
     ran: list[str] = []
     try:
         if not fresh:
+            if target.root is not None:      # a bad manifest writes nothing
+                from .. import project
+                project.reset()
+                project.manifest(target.root)
+            meta.mkdir(parents=True, exist_ok=True)
             (meta / "built").unlink(missing_ok=True)
             plan = plan_and_write(target, bdir, db, ran, verbose)
             db.save()

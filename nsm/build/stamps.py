@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from ..files import write_if_changed  # noqa: F401 - the build layer imports it from here
 
 DB_VERSION = 1
 
@@ -21,20 +22,6 @@ def stat_key(st: os.stat_result) -> list[int]:
     Compared for equality only, so clock skew and mtime 0 do no harm."""
     return [st.st_mtime_ns, st.st_size, st.st_ino, st.st_ctime_ns]
 
-
-def write_if_changed(path: Path, data: bytes) -> bool:
-    """Replace `path` with `data` atomically unless it already holds exactly those bytes, so
-    its mtime only moves on a real change (ninja `restat`). True when written."""
-    try:
-        if path.stat().st_size == len(data) and path.read_bytes() == data:
-            return False
-    except OSError:
-        pass
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-    return True
 
 
 class FileDB:

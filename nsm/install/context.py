@@ -8,6 +8,7 @@ from pathlib import Path
 from .. import lock as lockfile
 from .. import manifest, paths
 from ..manifest import Manifest
+from ..project import package_root
 
 
 @dataclass
@@ -34,7 +35,7 @@ class Context:
 
 def find(cwd: Path, global_: bool = False) -> Context:
     """The context for a command run in `cwd` (`global_` forces the global lock)."""
-    root = None if global_ else manifest.find_package_root(cwd)
+    root = None if global_ else package_root(cwd)
     if root is None:
         return Context(None, paths.global_lock_file())
     return Context(manifest.load(root), root / lockfile.LOCK)

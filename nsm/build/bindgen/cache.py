@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from ... import paths
@@ -98,19 +97,7 @@ def _read_json(path: Path):
 
 
 def _write_json(path: Path, value) -> None:
+    from ...files import write_atomic
     write_atomic(path, json.dumps(value, indent=1, sort_keys=True) + "\n")
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text` atomically: a unique temporary file beside it, then rename."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
