@@ -18,7 +18,8 @@ from .manifest import Dependency, parse_dependency
 
 LOCK = "neve.lock"
 # 2: sources are written as the manifest spells them (`alice/pkg`), not as expanded URLs.
-FORMAT = 2
+# 3: path dependencies are recorded in [[path]] tables (name, path, version; no commit).
+FORMAT = 3
 HEADER = "# Written by nsm: the exact packages this package (or script) uses. Do not edit.\n"
 HINT = "neve.lock is written by nsm: delete it and run `nsm install` to write a new one"
 _HEX40 = re.compile(r"[0-9a-f]{40}\Z")
@@ -39,6 +40,14 @@ class LockedPackage:
     dependencies: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class LockedPath:
+    """A path dependency (used in place, so no commit): its folder relative to the lock's."""
+    name: str
+    path: str
+    version: str
+
+
 @dataclass
 class Lock:
     """A whole lock: packages by name, and (global lock only) the requested roots. `format`
@@ -46,6 +55,7 @@ class Lock:
     packages: dict[str, LockedPackage] = field(default_factory=dict)
     roots: dict[str, Dependency] = field(default_factory=dict)
     format: int = FORMAT
+    paths: dict[str, LockedPath] = field(default_factory=dict)
 
 
 def source_url(source: str) -> str:
@@ -146,7 +156,7 @@ def parse(text: str, where: str) -> Lock:
                        f"(format {FORMAT})", "upgrade nsm to read it")
     if fmt < 1:
         fail(f"unknown lock format {fmt}", top)
-    for key in sorted(set(data) - {"version", "package", "roots"}):
+    for key in sorted(set(data) - {"version", "package", "roots", "path"}):
         fail(f"unknown key '{key}'", _top_line(lines, key))
     raw = data.get("package", [])
     if not isinstance(raw, list) or not all(isinstance(p, dict) for p in raw):
@@ -173,7 +183,33 @@ def parse(text: str, where: str) -> Lock:
             roots[name] = parse_dependency(name, spec)
         except NsmError as e:
             fail(f"[roots] {e.message}", _line(lines, f"[roots.{name}]", 0, None))
-    return Lock(pkgs, roots, fmt)
+    return Lock(pkgs, roots, fmt, _paths(data.get("path", []), lines, fail))
+
+
+def _paths(raw, lines: list[str], fail) -> dict[str, LockedPath]:
+    """The [[path]] tables: name, path (relative, inside no URL) and version, all strings."""
+    from .registry.names import check_segment
+    from .resolver.version import parse_version
+    if not isinstance(raw, list) or not all(isinstance(p, dict) for p in raw):
+        fail("path must be an array of [[path]] tables", 1)
+    out: dict[str, LockedPath] = {}
+    for i, p in enumerate(raw):
+        def at(key):
+            return _line(lines, "[[path]]", i, key)
+        for key in sorted(set(p) - {"name", "path", "version"}):
+            fail(f"unknown key '{key}'", at(key))
+        for key in ("name", "path", "version"):
+            if not isinstance(p.get(key), str):
+                fail(f"{key} must be a string" if key in p else f"missing key '{key}'", at(key))
+        try:
+            check_segment(p["name"], "package name")
+            parse_version(p["version"])
+        except NsmError as e:
+            fail(e.message, at("name"))
+        if p["name"] in out:
+            fail(f"path dependency '{p['name']}' is locked twice", at("name"))
+        out[p["name"]] = LockedPath(p["name"], p["path"], p["version"])
+    return out
 
 
 def read(path: Path) -> Lock:
@@ -198,6 +234,8 @@ def dumps(lock: Lock) -> str:
     data["package"] = [
         {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(p).items()}
         for _, p in sorted(lock.packages.items())]
+    if lock.paths:
+        data["path"] = [vars(p) for _, p in sorted(lock.paths.items())]
     return HEADER + tomli_w.dumps(data)
 
 

@@ -121,17 +121,32 @@ def installed_package(name: str, root_file: Path | None) -> Path | None:
     return _INSTALLED[key]
 
 
+def path_dependency(pkg: Path, name: str) -> Path | None:
+    """The folder of the path dependency `name` of the package at `pkg` (its manifest's
+    `name = { path = "../x" }`, relative to `pkg`), or None when it declares no such one."""
+    dep = manifest(pkg).dependencies.get(name)
+    return resolved(Path(pkg) / dep.path) if dep is not None and dep.path else None
+
+
 def candidates(importer: Path, parts: tuple[str, ...], root_file: Path | None) -> list[Path]:
     """Where `import a/b/c` written in `importer` may be found, in search order (8): next to
-    the importer, the importer's module root, the installed package `a`, the bundled one."""
+    the importer, the importer's module root, the importer's package's path dependency `a`,
+    the installed package `a`, the bundled one."""
     rel = Path(*parts).with_suffix(".nv")
     out = [importer.parent / rel]
     pkg = package_root(importer)
+    head, rest = parts[0], parts[1:]
+    roots = []
     if pkg is not None:
         out.append(module_root(pkg) / rel)
-    head, rest = parts[0], parts[1:]
+        local = path_dependency(pkg, head)
+        if local is not None:
+            if not (local / MANIFEST).is_file():
+                raise NsmError(f"{manifest(pkg).path}: path dependency '{head}' has no neve.toml "
+                               f"at {local}", "path is relative to the package's folder")
+            roots.append(local)
     inst = installed_package(head, root_file)
-    for root in ([inst] if inst else []) + [bundled_root() / b for b in BUNDLED if b == head]:
+    for root in roots + ([inst] if inst else []) + [bundled_root() / b for b in BUNDLED if b == head]:
         out.append(module_root(root) / Path(*rest).with_suffix(".nv") if rest
                    else package_entry(root))
     return out

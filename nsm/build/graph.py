@@ -139,7 +139,12 @@ class Planner:
         for spec in specs:
             if spec in entry.imports:
                 continue
-            found, tried = self.resolve(n.path, tuple(spec.split("/")))
+            try:
+                found, tried = self.resolve(n.path, tuple(spec.split("/")))
+            except EscapeError as e:
+                entry.imports[spec] = None
+                entry.errors[spec] = str(e)
+                continue
             entry.imports[spec] = str(found) if found is not None else None
             if found is None:
                 entry.tried[spec] = tried
@@ -153,7 +158,7 @@ class Planner:
         for c in project.candidates(importer, parts, self.root_file):
             tried.append(str(c))
             if c.is_file():
-                return project.resolved(c), tried
+                return _inside_its_package(c), tried
             pkg = project.package_root(c) if c.parent.exists() else None
             spec = self.native(pkg)
             if spec is not None and project.resolved(project.package_entry(pkg)) == project.resolved(c):
@@ -165,6 +170,24 @@ class Planner:
         """The compiler's ImportMap for every module planned so far."""
         from compiler.imports import ImportMap
         return ImportMap(str(self.std_path), dict(self.entries))
+
+
+class EscapeError(Exception):
+    """A module whose real path leaves the package it is found in (through a symbolic link)."""
+
+
+def _inside_its_package(c: Path) -> Path:
+    """The real path of candidate module `c`, refused (EscapeError) when links take it out of
+    the package its spelled path lies in: an installed tree must not make the compiler read
+    files elsewhere on the machine."""
+    import os
+    spelled = Path(os.path.abspath(c))
+    real = project.resolved(c)
+    pkg = next((d for d in spelled.parents if (d / project.MANIFEST).is_file()), None)
+    if pkg is not None and not real.is_relative_to(project.resolved(pkg)):
+        raise EscapeError(f"module {spelled} leaves its package {pkg} (it is a link to {real}); "
+                          f"nsm does not compile files outside a package's folder")
+    return real
 
 
 def plan(db: FileDB, roots: list[tuple[str, str, Path]], root_file: Path,

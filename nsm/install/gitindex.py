@@ -17,8 +17,8 @@ def requirement(dep: Dependency, index: "GitIndex | None" = None) -> Requirement
     """The resolver requirement for a manifest dependency (git sources only); `index`
     remembers how the manifest spelled the source, for the lock."""
     if dep.git is None:
-        raise NsmError(f"dependency '{dep.name}': path dependencies are not installed by nsm "
-                       "install yet", "use a git source")
+        raise NsmError(f"dependency '{dep.name}': a package fetched from git cannot have path "
+                       "dependencies (its folder is not yours to point into)", "use a git source")
     constraint = parse_constraint(dep.version) if dep.version else ANY
     url = resolve_source(dep.git)
     if index is not None:

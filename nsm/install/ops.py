@@ -3,11 +3,12 @@ install every package, then write the lock (and the manifest) only once all succ
 from __future__ import annotations
 
 import dataclasses
+import os
 from dataclasses import dataclass, field
 
 from .. import lock as lockfile
 from ..errors import NsmError
-from ..lock import Lock, LockedPackage, source_url
+from ..lock import Lock, LockedPackage, LockedPath, source_url
 from ..manifest import Dependency, set_dependency
 from ..registry.names import PackageSpec
 from ..resolver import Resolution, resolve
@@ -35,7 +36,43 @@ def spec_dependency(spec: PackageSpec, version: str | None = None) -> Dependency
 
 
 def _roots(ctx: Context, lock: Lock) -> dict[str, Dependency]:
-    return dict(ctx.manifest.dependencies) if ctx.in_package else dict(lock.roots)
+    """What resolution starts from: the package's git dependencies and those of its path
+    dependencies (used in place, transitively), or outside a package the global roots."""
+    if not ctx.in_package:
+        return dict(lock.roots)
+    return git_roots(ctx.manifest)[0]
+
+
+def git_roots(m) -> tuple[dict[str, Dependency], dict[str, LockedPath]]:
+    """The git dependencies reached from manifest `m` through its path dependencies, and the
+    path dependencies themselves (for the lock: name, path relative to `m`'s folder, version).
+    NsmError when a path dependency has no manifest or two packages name one dependency with
+    different sources."""
+    from .. import project
+    gits: dict[str, Dependency] = {}
+    paths: dict[str, LockedPath] = {}
+    todo, seen = [m], {project.resolved(m.root)}
+    while todo:
+        cur = todo.pop()
+        for name, dep in sorted(cur.dependencies.items()):
+            if dep.path is None:
+                old = gits.get(name)
+                if old is not None and old.git != dep.git:
+                    raise NsmError(f"{cur.path}: '{name}' comes from {dep.git}, but another "
+                                   f"package of this build takes it from {old.git}")
+                gits.setdefault(name, dep)
+                continue
+            folder = project.resolved(cur.root / dep.path)
+            if folder in seen:
+                continue
+            seen.add(folder)
+            sub = project.manifest(folder) if (folder / "neve.toml").is_file() else None
+            if sub is None:
+                raise NsmError(f"{cur.path}: path dependency '{name}' has no neve.toml at {folder}",
+                               "the path is relative to the folder of the manifest that names it")
+            paths[name] = LockedPath(name, os.path.relpath(folder, m.root), sub.version)
+            todo.append(sub)
+    return gits, paths
 
 
 def _check_moved(res: Resolution, lock: Lock) -> None:
@@ -116,7 +153,7 @@ def install(ctx: Context, specs: list[PackageSpec], *, version: str | None = Non
             if dep.version is None and dep.ref is None:
                 new[name] = dataclasses.replace(dep, version=f"^{entries[name].version}")
         if ctx.in_package:
-            lock = Lock(entries)
+            lock = Lock(entries, paths=git_roots(ctx.manifest)[1])
         else:
             lock.packages.update(entries)
             lock.roots.update(new)
