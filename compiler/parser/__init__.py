@@ -2,7 +2,7 @@
 
 This module is the public API. The grammar is split by concern into mixins that _Parser combines:
 stream (token cursor, errors, resynchronisation, nesting counters), toplevel, statements, types and
-expressions; grammar holds the tables, prescan the pass over a module's tokens before parsing, and
+expressions; grammar holds the tables (compiler/prescan.py is the pass over a module's tokens before parsing), and
 dump the S-expression printer.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ..tokens import T, Token
 from .dump import dump
 from .expressions import _Expressions
 from .grammar import BUILTIN_GENERICS, COMPOSITE_TYPES, MAX_NESTING, NESTING_MESSAGE, OPERATOR_SYMBOLS
-from .prescan import ImportLine, _prescan, import_paths
+from ..prescan import ImportLine, _prescan, import_paths, scan_imports
 from .statements import _Statements
 from .stream import _Sync, _TokenStream
 from .toplevel import _TopLevel
@@ -62,17 +62,6 @@ def declared_names(tokens: list[Token]) -> tuple[frozenset[str], frozenset[str]]
     declares, from its tokens alone: what its importers' parsers must know (Appendix A, 1)."""
     types, generics, _ = _prescan(tokens)
     return types, generics
-
-
-def scan_imports(source: str, path: str = "<source>") -> list[str]:
-    """The import paths (`a/b/c`) of a module's source, as the compiler will read them; lexical
-    errors are left for the compile to report."""
-    from ..lexer import tokenize
-    try:
-        tokens = tokenize(source, path, Diagnostics())
-    except CompileError:
-        return []
-    return ["/".join(line.parts) for line in import_paths(tokens)]
 
 
 def parse_expression(source: str, span: Span, diags: Diagnostics) -> ast.Expr:

@@ -2,7 +2,7 @@
 import cycle: LANGUAGE.md 13.4), native libraries and executables, and the import map the
 compiler is fed (compiler/imports.py).
 
-Imports are found by the parser's own pre-scan (compiler.parser.scan_imports) and resolved once,
+Imports are found by the parser's own pre-scan (compiler.prescan.scan_imports) and resolved once,
 here, in the search order of nsm.project; the scan result is remembered per content hash in the
 FileDB.
 """
@@ -117,18 +117,14 @@ class Planner:
 
     def _imports_of(self, n: ModuleNode) -> list[Path]:
         """The modules `n` imports (the std first), recording its import-map entry."""
-        from compiler.parser import scan_imports
+        from compiler.prescan import scan_imports
         s = str(n.path)
         specs = None if n.generated else self.db.fact(s, "imports")
         if specs is None or not self.db.unchanged(s):
             if n.generated:
                 specs = []     # bindings hold protos only; they import nothing
             else:
-                self.db.digest(s)
-                try:
-                    specs = scan_imports(n.path.read_bytes().decode("utf-8", "replace"), s)
-                except OSError:
-                    specs = []
+                specs = _scanned(self.db.digest(s), n.path, scan_imports)
                 self.db.set_fact(s, "imports", specs)
         bindings = None if n.generated else self._bindings_of(n.path)
         entry = self.Entry(n.key, bindings=str(bindings) if bindings else None)
@@ -170,6 +166,31 @@ class Planner:
         """The compiler's ImportMap for every module planned so far."""
         from compiler.imports import ImportMap
         return ImportMap(str(self.std_path), dict(self.entries))
+
+
+def _scanned(digest: str | None, path: Path, scan) -> list[str]:
+    """The import paths of the module at `path` with content hash `digest`, remembered in
+    $NEVE_HOME/cache/scans/ by content, so a new build folder does not lex std and Frost again."""
+    import json
+    from .. import paths
+    from ..files import write_atomic
+    where = paths.cache_dir() / "scans" / digest[:2] / digest if digest else None
+    if where is not None:
+        try:
+            return json.loads(where.read_text())
+        except (OSError, ValueError):
+            pass
+    try:
+        specs = scan(path.read_bytes().decode("utf-8", "replace"), str(path))
+    except OSError:
+        return []
+    if where is not None:
+        try:
+            where.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(where, json.dumps(specs))
+        except OSError:
+            pass                          # a read-only cache only costs the scan
+    return specs
 
 
 class EscapeError(Exception):

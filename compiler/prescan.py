@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..tokens import T, Token
-from .grammar import _LINE_END
+from .tokens import T, Token
+
+_LINE_END = (T.NEWLINE, T.EOF, T.DEDENT, T.INDENT)    # the tokens that end a line (grammar.py reuses it)
 
 
 def _prescan(tokens: list[Token]) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
@@ -181,3 +182,16 @@ def import_paths(tokens: list[Token]) -> list[ImportLine]:
                 binding = tokens[j + 1].text
         out.append(ImportLine(tuple(parts), t, binding, tuple(names)))
     return out
+
+
+def scan_imports(source: str, path: str = "<source>") -> list[str]:
+    """The import paths (`a/b/c`) of a module's source, as the compiler will read them; lexical
+    errors are left for the compile to report. Light to import (no parser, no AST): nsm's planner
+    calls it for every module it plans."""
+    from .diagnostics import CompileError, Diagnostics
+    from .lexer import tokenize
+    try:
+        tokens = tokenize(source, path, Diagnostics())
+    except CompileError:
+        return []
+    return ["/".join(line.parts) for line in import_paths(tokens)]
