@@ -24,9 +24,28 @@ def package_root_or_exit() -> Path:
 
 
 def build_or_exit(root: Path, release: bool, tests: bool, verbose: bool, quiet: bool = False):
-    """Build the package; print the compilers' messages; exit non-zero on failure."""
-    from .build.orchestrate import build_package
+    """Build the package (at a workspace's root: every member, then the root package if it is
+    one); print the compilers' messages; exit non-zero on failure."""
+    from .build.orchestrate import BuildResult, build_package
+    from .errors import NsmError
+    from . import project
+    try:
+        m = project.manifest(root)
+        members = project.workspace_members(root) if m.members else [root]
+    except NsmError as e:
+        sys.stderr.write(e.render() + "error: build failed\n")
+        sys.exit(1)
+    if m.members:
+        res = BuildResult(True)
+        for d in members:
+            one = build_or_exit(d, release, tests, verbose, quiet) if d != root else None
+            if one is not None:
+                res.executables.update(one.executables)
+        if m.virtual:
+            return res
+    ws_exes = res.executables if m.members else {}
     res = build_package(root, release=release, tests=tests, verbose=verbose)
+    res.executables.update({k: v for k, v in ws_exes.items() if k not in res.executables})
     if res.output:
         sys.stderr.write(res.output)
     if not res.ok:

@@ -53,6 +53,8 @@ class Manifest:
     dependencies: dict[str, Dependency] = field(default_factory=dict)
     native: dict | None = None                       # the [native] table, if any (nsm.build.native)
     bins: tuple["Bin", ...] = ()                     # [[bin]] entries
+    members: tuple[str, ...] = ()                    # [workspace] members (folders)
+    virtual: bool = False                            # a [workspace] with no [package]
 
     @property
     def path(self) -> Path:
@@ -112,9 +114,27 @@ def parse(text: str, where: str, root: Path) -> Manifest:
         raise NsmError(f"{where}:{_line_of(text, key, section)}: {msg}", hint)
 
     from .resolver.version import parse_version
+    ws = data.get("workspace")
+    members: tuple[str, ...] = ()
+    if ws is not None:
+        if not isinstance(ws, dict) or set(ws) - {"members"}:
+            fail("[workspace] is a table with one key, members", "workspace", None,
+                 '[workspace]\nmembers = ["app", "lib"]')
+        raw_m = ws.get("members", [])
+        if not isinstance(raw_m, list) or not all(isinstance(m, str) for m in raw_m):
+            fail("[workspace] members must be a list of folder names", "members", "workspace")
+        for m in raw_m:
+            if Path(m).is_absolute() or ".." in Path(m).parts:
+                fail(f"[workspace] member '{m}' must be a folder inside the workspace", "members",
+                     "workspace")
+        members = tuple(raw_m)
     pkg = data.get("package")
     if "package" in data and not isinstance(pkg, dict):
         fail("package must be a table", "package", None)
+    if pkg is None and ws is not None:           # a virtual manifest: the workspace alone
+        if set(data) - {"workspace"}:
+            fail("a [workspace] without [package] holds nothing else", sorted(set(data) - {"workspace"})[0])
+        return Manifest(root, root.name, "0.0.0", members=members, virtual=True)
     if not isinstance(pkg, dict):
         raise NsmError(f"{where}:1: missing [package] table", "add [package] with name and version")
     for key in ("name", "version"):
@@ -150,7 +170,7 @@ def parse(text: str, where: str, root: Path) -> Manifest:
                  '[[bin]]\nname = "tool"\npath = "src/tool.nv"')
         bins.append(Bin(b.get("name") or Path(b["path"]).stem, b["path"]))
     return Manifest(root, pkg["name"], pkg["version"], pkg.get("description", ""),
-                    pkg.get("entry"), pkg.get("src"), deps, native, tuple(bins))
+                    pkg.get("entry"), pkg.get("src"), deps, native, tuple(bins), members)
 
 
 def load(root: Path) -> Manifest:

@@ -77,6 +77,37 @@ def manifest(pkg: Path):
     return m
 
 
+def workspace_root(pkg: Path) -> Path | None:
+    """The workspace the package at `pkg` belongs to: `pkg` itself when its manifest has a
+    [workspace], else the nearest folder above whose [workspace] members name `pkg`; None."""
+    pkg = resolved(pkg)
+    for d in (pkg, *pkg.parents):
+        if (d / MANIFEST).is_file():
+            try:
+                m = manifest(d)
+            except NsmError:
+                if d == pkg:
+                    raise
+                continue                      # an unrelated broken manifest above
+            if m.members and (d == pkg or any(resolved(d / x) == pkg for x in m.members)):
+                return d
+    return None
+
+
+def workspace_members(ws: Path) -> list[Path]:
+    """The package folders of the workspace at `ws` (the root first when it is a package too);
+    NsmError naming a member without a neve.toml."""
+    m = manifest(ws)
+    out = [] if m.virtual else [resolved(ws)]
+    for x in m.members:
+        d = resolved(Path(ws) / x)
+        if not (d / MANIFEST).is_file():
+            raise NsmError(f"{m.path}: workspace member '{x}' has no neve.toml",
+                           "members are folders (relative to the workspace) holding packages")
+        out.append(d)
+    return out
+
+
 def module_root(pkg: Path) -> Path:
     """A package's module root: the manifest's [package] src, by default the package root."""
     src = manifest(pkg).src

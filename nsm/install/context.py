@@ -13,9 +13,11 @@ from ..project import package_root
 
 @dataclass
 class Context:
-    """The package being worked on (None outside a package) and its lock file."""
+    """The package being worked on (None outside a package), its lock file, and in a
+    workspace the manifests of every member (they share the one lock at its root)."""
     manifest: Manifest | None
     lock_path: Path
+    members: tuple[Manifest, ...] = ()
 
     @property
     def in_package(self) -> bool:
@@ -38,4 +40,9 @@ def find(cwd: Path, global_: bool = False) -> Context:
     root = None if global_ else package_root(cwd)
     if root is None:
         return Context(None, paths.global_lock_file())
-    return Context(manifest.load(root), root / lockfile.LOCK)
+    from .. import project
+    ws = project.workspace_root(root)
+    if ws is None:
+        return Context(manifest.load(root), root / lockfile.LOCK)
+    members = tuple(project.manifest(d) for d in project.workspace_members(ws))
+    return Context(project.manifest(root), ws / lockfile.LOCK, members)

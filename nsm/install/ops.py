@@ -40,7 +40,25 @@ def _roots(ctx: Context, lock: Lock) -> dict[str, Dependency]:
     dependencies (used in place, transitively), or outside a package the global roots."""
     if not ctx.in_package:
         return dict(lock.roots)
-    return git_roots(ctx.manifest)[0]
+    return _package_roots(ctx)[0]
+
+
+def _package_roots(ctx: Context) -> tuple[dict[str, Dependency], dict[str, LockedPath]]:
+    """git_roots of the package, or of every member of its workspace (one lock for all)."""
+    gits: dict[str, Dependency] = {}
+    paths: dict[str, LockedPath] = {}
+    for m in ctx.members or (ctx.manifest,):
+        g, p = git_roots(m)
+        for name, dep in g.items():
+            if name in gits and gits[name].git != dep.git:
+                raise NsmError(f"{m.path}: '{name}' comes from {dep.git}, but another member of "
+                               f"the workspace takes it from {gits[name].git}")
+            gits.setdefault(name, dep)
+        root = ctx.lock_path.parent
+        for name, lp in p.items():
+            folder = (m.root / lp.path).resolve()
+            paths.setdefault(name, LockedPath(name, os.path.relpath(folder, root), lp.version))
+    return gits, paths
 
 
 def git_roots(m) -> tuple[dict[str, Dependency], dict[str, LockedPath]]:
@@ -153,7 +171,7 @@ def install(ctx: Context, specs: list[PackageSpec], *, version: str | None = Non
             if dep.version is None and dep.ref is None:
                 new[name] = dataclasses.replace(dep, version=f"^{entries[name].version}")
         if ctx.in_package:
-            lock = Lock(entries, paths=git_roots(ctx.manifest)[1])
+            lock = Lock(entries, paths=_package_roots(ctx)[1])
         else:
             lock.packages.update(entries)
             lock.roots.update(new)

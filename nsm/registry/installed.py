@@ -31,8 +31,10 @@ def _lock(path: Path) -> lockfile.Lock | None:
 def lock_for(root_file: Path | None) -> Path:
     """The lock that decides installed versions for a program whose root file is `root_file`."""
     if root_file is not None:
-        from ..project import package_root
+        from ..project import package_root, workspace_root
         pkg = package_root(Path(root_file))
+        if pkg is not None:
+            pkg = workspace_root(pkg) or pkg          # a workspace shares the lock at its root
         if pkg is not None and (pkg / lockfile.LOCK).is_file():
             return pkg / lockfile.LOCK
     return paths.global_lock_file()

@@ -5,6 +5,7 @@ dependencies")."""
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 
 from nsm.lock import read
@@ -75,3 +76,27 @@ def test_a_module_linked_out_of_its_package_is_refused(reg, tmp_path):
     (app / "real.nv").write_text("def int leak()\n    return 8\n")
     r = nsm("run", "main.nv", cwd=app)
     assert (r.returncode, r.stdout) == (0, "8\n"), r.stderr
+
+
+def test_a_workspace_shares_one_lock_and_builds_every_member(reg, tmp_path):
+    reg.publish("greet", "1.0.0")
+    ws = write(tmp_path / "ws", {
+        "neve.toml": '[workspace]\nmembers = ["geo", "app"]\n',
+        "geo/neve.toml": '[package]\nname = "geo"\nversion = "0.1.0"\n',
+        "geo/include.nv": "def int sq(int x)\n    return x * x\n",
+        "app/neve.toml": '[package]\nname = "app"\nversion = "0.1.0"\n\n[dependencies]\n'
+                         'geo = { path = "../geo" }\ngreet = { git = "alice/greet" }\n',
+        "app/main.nv": "import geo\nimport greet\nmain\n    print(geo.sq(9), \" \", greet.version())\n"})
+    r = nsm("install", cwd=ws / "app")
+    assert r.returncode == 0, r.stderr
+    assert not (ws / "app" / "neve.lock").exists()          # one lock, at the workspace root
+    lock = read(ws / "neve.lock")
+    assert set(lock.packages) == {"greet"} and lock.paths["geo"].path == "geo"
+    r = nsm("build", cwd=ws)
+    assert r.returncode == 0, r.stderr
+    assert "Finished debug build of geo" in r.stderr and "Finished debug build of app" in r.stderr
+    out = subprocess.run([str(ws / "app" / "build" / "debug" / "bin" / "app")], capture_output=True,
+                         text=True)
+    assert out.stdout == "81 greet 1.0.0\n", out.stderr
+    r = nsm("run", "main.nv", cwd=ws / "app")
+    assert (r.returncode, r.stdout) == (0, "81 greet 1.0.0\n"), r.stderr
