@@ -10,6 +10,24 @@ from .tokens import T, Token
 _LINE_END = (T.NEWLINE, T.EOF, T.DEDENT, T.INDENT)    # the tokens that end a line (grammar.py reuses it)
 
 
+def _top_level_line_starts(tokens: list[Token]):
+    """(index, token) of each token that starts a line at indentation depth 0."""
+    depth = 0
+    line_start = True
+    for i, t in enumerate(tokens):
+        k = t.kind
+        if k is T.INDENT:
+            depth += 1
+        elif k is T.DEDENT:
+            depth -= 1
+        elif k is T.NEWLINE:
+            line_start = True
+        elif line_start:
+            line_start = False
+            if depth == 0:
+                yield i, t
+
+
 def _prescan(tokens: list[Token]) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """Collect top-level type names (classes, aliases), generic functions and classes, and the
     names bound by `import` lines, before any body is parsed (Appendix A, disambiguation 1)."""
@@ -21,23 +39,7 @@ def _prescan(tokens: list[Token]) -> tuple[frozenset[str], frozenset[str], froze
     def at(i: int) -> Token | None:
         return tokens[i] if i < n else None
 
-    depth = 0
-    line_start = True
-    for i, t in enumerate(tokens):
-        k = t.kind
-        if k is T.INDENT:
-            depth += 1
-            continue
-        if k is T.DEDENT:
-            depth -= 1
-            continue
-        if k is T.NEWLINE:
-            line_start = True
-            continue
-        if not line_start or depth != 0:
-            line_start = False
-            continue
-        line_start = False
+    for i, t in _top_level_line_starts(tokens):
         nxt = at(i + 1)
         if t.is_kw("class") and nxt is not None and nxt.kind is T.NAME:
             types.add(nxt.text)
@@ -135,23 +137,7 @@ def import_paths(tokens: list[Token]) -> list[ImportLine]:
     Lines that do not parse as imports are left to the parser to report."""
     out: list[ImportLine] = []
     n = len(tokens)
-    depth = 0
-    line_start = True
-    for i, t in enumerate(tokens):
-        k = t.kind
-        if k is T.INDENT:
-            depth += 1
-            continue
-        if k is T.DEDENT:
-            depth -= 1
-            continue
-        if k is T.NEWLINE:
-            line_start = True
-            continue
-        if not line_start or depth != 0:
-            line_start = False
-            continue
-        line_start = False
+    for i, t in _top_level_line_starts(tokens):
         is_from = t.is_kw("from")
         if not (is_from or t.is_kw("import")):
             continue
