@@ -154,6 +154,8 @@ def c_type_problem(t: Type, result: bool) -> str | None:
             return None
         return "a C buffer T[] holds numbers, bool, char or buffers"
     if isinstance(t, FuncT):
+        if result:                               # (issue 15: the shape bindgen gives `signal`)
+            return "C cannot hand Neve a function to call; declare the result as any"
         return None                              # its own types are checked by the caller
     if isinstance(t, ArrayT):
         return f"declare it as {t.elem}[]: an {t} argument then passes its storage" \

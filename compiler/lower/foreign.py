@@ -193,6 +193,7 @@ class ForeignLowering:
         saved = self.b
         self.b = ir.IRBuilder(fn.append_basic_block("entry"))
         try:
+            self.rt("nv_foreign_enter")      # a thread C created joins the collector here
             args = [self.from_c(a, t) for a, t in zip(fn.args, ft.params)]
             if f.scc is not None:
                 args.append(ir.Constant(R.I64, 0))

@@ -177,6 +177,7 @@ SIGNATURES: dict[str, tuple] = {
     "nv_str_from_cstr": (PTR, [PTR]),
     "nv_foreign_wrap": (PTR, [PTR, PTR]),
     "nv_any_to_c": (PTR, [PTR, PTR]),
+    "nv_foreign_enter": (VOID, []),
     "nv_any_to_foreign": (PTR, [PTR, PTR]),
     # kernels and buffers (12.3, 14.8)
     "nv_launch": (VOID, [PTR, PTR, PTR, PTR, I64, PTR]),

@@ -9,6 +9,7 @@
 // collector's notifier: never inside an allocation of a Neve thread holding a lock (11.2).
 #include <gc.h>
 #include <pthread.h>
+#include <cstdlib>
 #include <cstring>
 #include "neve_rt.h"
 #include "gc/alloc.h"
@@ -88,10 +89,36 @@ extern "C" NvStr* nv_str_from_cstr(const char* p) {
 
 extern "C" void* nv_any_to_c(const void* value, const NvType* held) {
     if (value && held && held->kind == NV_FOREIGN_REF) return ((const NvForeign*)value)->addr;
+    // an array passed as void* passes its elements, as for T* (11.3); the caller's any keeps
+    // the array alive for the call
+    if (value && held && held->kind == NV_ARRAY) return ((const NvArray*)value)->data;
     return (void*)value;
 }
 
 extern "C" NvForeign* nv_any_to_foreign(const void* value, const NvType* held) {
     if (!value || (held && held->kind == NV_FOREIGN_REF)) return (NvForeign*)value;
     return nv_foreign_wrap((void*)value, nullptr);          // borrowed (11.2)
+}
+
+// ---------------------------------------------------------------- threads C created
+namespace {
+__thread int t_gc_known __attribute__((tls_model("initial-exec")));   // 1: the collector knows us
+pthread_key_t g_unregister_key;
+pthread_once_t g_key_once = PTHREAD_ONCE_INIT;
+
+void unregister_at_exit(void*) { GC_unregister_my_thread(); }
+void make_key() { pthread_key_create(&g_unregister_key, unregister_at_exit); }
+}  // namespace
+
+extern "C" void nv_foreign_enter(void) {
+    if (__builtin_expect(t_gc_known, 1)) return;
+    if (!GC_thread_is_registered()) {     // a thread C started: its stack becomes a root
+        struct GC_stack_base sb;
+        if (GC_get_stack_base(&sb) != GC_SUCCESS) abort();   // no stack: nothing safe to do
+        GC_register_my_thread(&sb);
+        pthread_once(&g_key_once, make_key);
+        pthread_setspecific(g_unregister_key, (void*)1);
+        nv_tid = -1;                       // no Neve tid: outside 9.6's accounting
+    }
+    t_gc_known = 1;
 }

@@ -317,6 +317,10 @@ NvForeign* nv_foreign_wrap(void* addr, void (*destroy)(void*));   /* NULL -> NUL
 char* nv_str_cstr(const NvStr* s);                  /* NUL-terminated collected copy */
 NvStr* nv_str_from_cstr(const char* p);             /* copy; NULL -> "" */
 void* nv_any_to_c(const void* value, const NvType* held);          /* unwraps foreign refs */
+/* Called first by every C-ABI trampoline (a Neve function C calls back): a thread that C
+ * created is registered with the collector on its first call into Neve (and unregistered when
+ * it ends); its tid is -1 and it is outside the deadlock accounting of 9.6. */
+void nv_foreign_enter(void);
 NvForeign* nv_any_to_foreign(const void* value, const NvType* held);   /* unchecked (3.3) */
 
 typedef struct NvAny {
