@@ -322,6 +322,8 @@ def build(target: Target, *, verbose: bool = False, only: str | None = None) -> 
                 ran += r.ran
     except NsmError as e:
         return BuildResult(False, output=e.render(), exit_code=1)
+    except RuntimeError as e:              # runtime.RuntimeBuildError: g++'s own message
+        return BuildResult(False, output=f"error: {e}\n", exit_code=1)
     goals = [plan["executables"][f"run:{only}"]] if only else []
     env = {"NSM_CWD": str(Path.cwd())}
     if fresh:
