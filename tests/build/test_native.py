@@ -224,3 +224,38 @@ def test_native_included_header_deleted_is_a_compile_error_not_a_ninja_error(geo
     b = geo.build()
     assert (b.rc, b.cxx) == (0, ["scaled.cpp"]), b.stderr
     assert geo.run_exe("geo") == "2 1.5\n"
+
+
+ZMAIN = ("import include as z\nmain\n    print(z.zError(z.Z_STREAM_ERROR()), \" \", z.Z_OK())\n"
+         "    print(z.with_x())\n")
+WITH_X_H = ('#include <stdint.h>\n#ifdef __cplusplus\nextern "C" {\n#endif\n'
+            "#ifdef WITH_X\nint64_t with_x(void);\n#endif\n"
+            "#ifdef __cplusplus\n}\n#endif\n")
+
+
+@pytest.mark.parametrize("sources", ['sources = ["native/x.c"]\n', ""])
+def test_native_system_header_libs_and_cflags_reach_bindgen(tmp_path, sources):
+    """`headers = ["<zlib.h>"]` binds the system header by name, `libs` links it, and the
+    -D and -I of cflags reach bindgen (with_x is declared only under -DWITH_X); without
+    sources the package is bindings and link flags only."""
+    x_c = '#include <stdint.h>\nint64_t with_x(void) { return 7; }\n'
+    files = {"src/main.nv": ZMAIN, "hdr/x.h": WITH_X_H}
+    if sources:
+        files["native/x.c"] = x_c
+    else:        # no C of its own: with_x comes from a library built beforehand
+        lib = tmp_path / "lib"
+        lib.mkdir()
+        (lib / "x.c").write_text(x_c)
+        subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(lib / "libwx.so"), str(lib / "x.c")],
+                       check=True)
+        sources = f'ldflags = ["-L{lib}", "-Wl,-rpath,{lib}", "-lwx"]\n'
+    p = Package(tmp_path / "zp", "zp", files=files, manifest_extra=(
+        '[native]\nheaders = ["<zlib.h>", "hdr/x.h"]\nlibs = ["z"]\n'
+        f'cflags = ["-DWITH_X", "-I{tmp_path / "zp" / "hdr"}"]\n' + sources))
+    b = p.build()
+    assert b.rc == 0, b.stderr
+    assert b.cxx == (["x.c"] if "native/x.c" in sources else [])
+    assert p.run_exe("zp") == "stream error 0\n7\n"
+    bindings = (p.root / "build" / "native" / "bindings.nv").read_text()
+    assert "proto str zlibVersion()" in bindings and "proto int with_x()" in bindings
+    assert p.build().ran == []
