@@ -24,6 +24,7 @@ afresh at every build, so a renamed or deleted file never leaves ninja a missing
 from __future__ import annotations
 
 import glob
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +45,7 @@ class NativeSpec:
     cflags: tuple[str, ...] = ()
     libs: tuple[str, ...] = ()
     ldflags: tuple[str, ...] = ()
+    folders: tuple[Path, ...] = ()      # where the globs look: a new or removed file changes one
 
     @property
     def library(self) -> Path | None:
@@ -100,12 +102,15 @@ def spec_of(root: Path, building: Path | None = None) -> NativeSpec | None:
                        "keys are " + ", ".join(sorted(_KEYS)))
     name = m.name
 
+    folders: set[Path] = set()
+
     def expand(key: str, default: list[str]) -> list[Path | str]:
         out: list[Path | str] = []
         for pattern in _strings(where, table, key) or default:
             if key == "headers" and _system_header(pattern):
                 out.append(pattern)             # bindgen finds it in the include path
                 continue
+            folders.update(_glob_folders(root, pattern))
             hits = sorted(glob.glob(str(root / pattern), recursive=True))
             if not hits and key == "sources":
                 raise NsmError(f"{where}: [native] source '{pattern}' matches no file")
@@ -123,7 +128,21 @@ def spec_of(root: Path, building: Path | None = None) -> NativeSpec | None:
     return NativeSpec(name, root.resolve(), native_build_dir(root, building), tuple(sources),
                       tuple(headers),
                       tuple(p.resolve() for p in include), tuple(_strings(where, table, "cflags")),
-                      tuple(_strings(where, table, "libs")), tuple(_strings(where, table, "ldflags")))
+                      tuple(_strings(where, table, "libs")), tuple(_strings(where, table, "ldflags")),
+                      tuple(sorted(folders)))
+
+
+def _glob_folders(root: Path, pattern: str) -> list[Path]:
+    """The folders whose listing decides what `pattern` matches: those of its fixed prefix
+    and, below a `**`, every folder under it."""
+    parts = Path(pattern).parts
+    fixed = next((i for i, p in enumerate(parts) if glob.has_magic(p)), len(parts))
+    top = root.joinpath(*parts[:fixed]) if fixed < len(parts) else (root / pattern).parent
+    if "**" not in parts:                       # a/*/b.h: a/ and each folder a/* matches
+        dirs = [top] + [Path(d) for i in range(fixed + 1, len(parts))
+                        for d in glob.glob(str(root.joinpath(*parts[:i]))) if os.path.isdir(d)]
+        return [d.resolve() for d in dirs]
+    return [Path(d).resolve() for d, _, _ in os.walk(top)] or [top.resolve()]
 
 
 def ensure_native(root: Path, verbose: bool = False,

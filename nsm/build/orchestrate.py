@@ -220,7 +220,17 @@ def plan_and_write(target: Target, bdir: Path, db: FileDB, ran: list[str],
     return {"version": PLAN_VERSION, "release": target.release, "tests": target.tests,
             "scripts": sorted(str(s) for s in target.scripts),
             "executables": executables,
-            "native": sorted(str(pkg) for pkg in g.natives)}
+            "native": sorted([str(pkg), str(spec.out_dir)] for pkg, spec in g.natives.items()
+                             if _may_change(pkg))}
+
+
+def _may_change(pkg: Path) -> bool:
+    """Whether a native part is rechecked by a no-op build: not an installed package (an
+    update changes the global lock, which re-plans) nor a bundled one (part of the toolchain)."""
+    from .. import project
+    real = project.resolved(pkg)
+    return not (real.is_relative_to(project.bundled_root()) or
+                real.is_relative_to(project.resolved(paths.lib_dir())))
 
 
 def build_package(root: Path, *, release: bool = False, tests: bool = False,
@@ -314,11 +324,8 @@ def build(target: Target, *, verbose: bool = False, only: str | None = None) -> 
             db.save()
             write_if_changed(meta / "plan.json", json.dumps(plan, sort_keys=True).encode())
         else:
-            from .native import spec_of
-            for pkg in plan.get("native", []):    # C/C++ may have changed: globs expanded again
-                spec = spec_of(Path(pkg), target.root)
-                if spec is not None:
-                    ran += build_native_only(spec, verbose)
+            for pkg, out in plan.get("native", []):    # its C/C++ may have changed
+                ran += _refresh_native(Path(pkg), Path(out), target.root, verbose)
     except NsmError as e:
         return BuildResult(False, output=e.render(), exit_code=1)
     goals = [plan["executables"][f"run:{only}"]] if only else []
@@ -389,20 +396,42 @@ def run_ninja(bdir: Path, verbose: bool = False, targets: list[str] = (),
     return res
 
 
+def _refresh_native(pkg: Path, out: Path, building: Path | None, verbose: bool) -> list[str]:
+    """A no-op build's look at a native part: ninja alone when none of its files, glob folders
+    or manifest changed stat (its FileDB), else the whole native build (globs expanded again)."""
+    from .stamps import native_stamps_known
+    db = FileDB(out / ".nsm" / "files.json")
+    if (out / "build.ninja").is_file() and db.all_unchanged() and \
+            native_stamps_known(out / "stamps", db):
+        r = run_ninja(out, verbose)
+        if not r.ok:
+            raise NsmError("building the package's native part failed:\n" + r.output.rstrip())
+        return r.ran
+    from .native import spec_of
+    spec = spec_of(pkg, building)
+    return build_native_only(spec, verbose) if spec is not None else []
+
+
 def build_native_only(spec, verbose: bool = False) -> list[str]:
     """Build one package's native part in its folder (nsm.project.native_build_dir: its own
     ninja file, stamps and FileDB, under a file lock: builds of two projects may share it);
     return the steps run. NsmError with the compiler's messages when it fails."""
-    from filelock import FileLock
+    import fcntl                          # (not filelock: its import costs the no-op path)
     from .ninja_file import render
     from .plugins.cxx import CxxPlugin
     from .stamps import restamp_native
     out = spec.out_dir
     meta = out / ".nsm"
     meta.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(meta / "lock")):
+    with open(meta / "lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
         db = FileDB(meta / "files.json")
         restamp_native(out / "stamps", db, spec.inputs)
+        watched = [str(spec.root / "neve.toml"), *map(str, spec.folders)]
+        db.digest(watched[0])
+        for d in watched[1:]:
+            db.watch(d)
+        db.prune({p for p, rec in db.files.items() if "stamp" in rec} | set(watched))
         db.save()
         ctx = Context(spec.root, out, False, None, {spec.root: spec})
         plugin = CxxPlugin()
@@ -410,6 +439,8 @@ def build_native_only(spec, verbose: bool = False) -> list[str]:
         write_if_changed(out / "build.ninja",
                          render(plugin.rules(ctx), edges, [e.outputs[0] for e in edges]).encode())
         res = run_ninja(out, verbose)
+        restamp_native(out / "stamps", db, spec.inputs)     # learn the headers edges recorded
+        db.save()
     if not res.ok:
         raise NsmError(f"building the native part of package '{spec.name}' failed:\n"
                        + res.output.rstrip())

@@ -171,6 +171,15 @@ def restamp_native(stamp_dir: Path, db: FileDB, explicit: list[str]) -> None:
         db.set_fact(p, "stamp", name)
 
 
+def native_stamps_known(stamp_dir: Path, db: FileDB) -> bool:
+    """Whether `db` knows every stamp in `stamp_dir` (edges record new headers there)."""
+    try:
+        present = set(os.listdir(stamp_dir))
+    except OSError:
+        return False
+    return present <= {rec["stamp"] for rec in db.files.values() if "stamp" in rec}
+
+
 def _depfile_paths(text: str) -> list[str]:
     """The prerequisites of a make-style depfile (gcc -MMD): continuations joined, `\\ `,
     `\\#` and `$$` unescaped."""

@@ -207,6 +207,8 @@ def test_native_renamed_header_and_deleted_source_need_no_clean(geo):
     assert b.rc == 0, b.stderr
     assert "ninja: error" not in b.stderr
     assert geo.run_exe("geo") == "5\n"
+    geo.write("native/more.cpp", '#include <stdint.h>\nextern "C" int64_t geo__more(void) { return 6; }\n')
+    assert geo.build().cxx == ["more.cpp"]       # a new file matching the glob, nothing else new
     geo.write("src/main.nv", "import include as geo\nmain\n    print(geo.half(5.0))\n")
     (geo.root / "native" / "extra.cpp").unlink()
     (geo.root / "include" / "more.h").unlink()
