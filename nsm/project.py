@@ -123,15 +123,22 @@ def package_name(pkg: Path) -> str:
     return manifest(pkg).name
 
 
-def native_build_dir(pkg: Path) -> Path:
-    """Where the native part (11.2) of the package at `pkg` is built: its `build/native/`,
-    except for the bundled packages, whose folder may be read-only (an installed toolchain):
-    theirs goes to $NEVE_HOME/cache/bundled/<name>-<hash of the folder>/native/."""
+def native_build_dir(pkg: Path, building: Path | None = None) -> Path:
+    """Where the native part (11.2) of the package at `pkg` is built: its own `build/native/`
+    only when it is `building` (the package being built) and neither installed nor bundled;
+    otherwise $NEVE_HOME/cache/native/<name>-<hash of its real path>/, so a build never writes
+    into another package's folder (an installed one, a dependency, a read-only toolchain)."""
     root = resolved(pkg)
-    if root.is_relative_to(bundled_root()):
-        tag = hashlib.sha256(str(root).encode()).hexdigest()[:12]
-        return paths.cache_dir() / "bundled" / f"{root.name}-{tag}" / "native"
-    return root / "build" / "native"
+    own = building is not None and resolved(building) == root
+    if own and not root.is_relative_to(bundled_root()) and \
+            not root.is_relative_to(resolved(paths.lib_dir())):
+        return root / "build" / "native"
+    try:
+        name = _symbol_safe(package_name(root))
+    except NsmError:
+        name = "pkg"
+    tag = hashlib.sha256(str(root).encode()).hexdigest()[:12]
+    return paths.cache_dir() / "native" / f"{name}-{tag}"
 
 
 _INSTALLED: dict = {}       # (name, root file) -> folder or None; None -> names in lib/

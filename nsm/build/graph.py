@@ -63,7 +63,9 @@ class Planner:
         self.Entry = ModuleEntry
         self.db = db
         self.root_file = root_file          # picks installed versions through its package's lock
+        self.building = project.package_root(root_file)   # builds its native part in place
         self.natives: dict[Path, object] = {}
+        self.bindings: dict[Path, Path] = {}   # generated bindings.nv -> its package root
         self.nodes: dict[Path, ModuleNode] = {}
         self.entries: dict[str, object] = {}     # real path -> compiler.imports.ModuleEntry
         self.std_path = project.resolved(project.std_entry())
@@ -88,8 +90,9 @@ class Planner:
         path = project.resolved(path)
         if path in self.nodes:
             return self.nodes[path]
-        generated = path.name == "bindings.nv" and path.parent.name == "native"
-        n = ModuleNode(path, project.module_key(path), project.package_root(path),
+        generated = path in self.bindings
+        n = ModuleNode(path, project.module_key(path),
+                       self.bindings[path] if generated else project.package_root(path),
                        generated=generated)
         self.nodes[path] = n
         if not generated:
@@ -104,7 +107,9 @@ class Planner:
             return None
         if pkg not in self.natives:
             from .native import spec_of
-            self.natives[pkg] = spec_of(pkg)
+            self.natives[pkg] = spec = spec_of(pkg, self.building)
+            if spec is not None:
+                self.bindings[project.resolved(spec.bindings)] = pkg
         return self.natives[pkg]
 
     def _bindings_of(self, entry: Path) -> Path | None:

@@ -3,8 +3,9 @@ shared library and generated bindings live, and building it outside a package bu
 installed package, or a script importing a package).
 
     [native]
-    sources = ["native/*.cpp"]        # globs relative to the package root (required)
-    headers = ["include/imgio.h"]     # read by bindgen; default: include/*.h
+    sources = ["native/*.cpp"]        # globs relative to the package root
+    headers = ["include/imgio.h"]     # read by bindgen; default: include/*.h; "<zlib.h>": a
+                                      # system header, found in the include path
     include = ["include"]             # -I folders; default: include/ when it exists
     cflags  = ["-O2"]                 # extra compiler flags
     libs    = ["png"]                 # system libraries (-l)
@@ -13,12 +14,17 @@ installed package, or a script importing a package).
 In include, cflags, libs and ldflags, `{prefix}` is the Python environment nsm runs in (where
 wheels such as onednn-devel put `include/` and `lib/`) and `{site}` its site-packages folder.
 
-Outputs: `lib<name>.so` and `bindings.nv` in `<root>/build/native/` (for the bundled packages,
-a folder of $NEVE_HOME's cache: nsm.project.native_build_dir).
+Without sources (a system library used directly: headers and libs only) nothing is compiled:
+the package has bindings and link flags, no library of its own.
+
+Outputs: `lib<name>.so` and `bindings.nv` in `<root>/build/native/` when the package is the one
+being built, else in $NEVE_HOME's cache (nsm.project.native_build_dir). Globs are expanded
+afresh at every build, so a renamed or deleted file never leaves ninja a missing input.
 """
 from __future__ import annotations
 
 import glob
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,20 +38,24 @@ class NativeSpec:
     """The validated `[native]` table of package `name` at `root` (paths resolved)."""
     name: str
     root: Path
+    out_dir: Path                       # where it builds (nsm.project.native_build_dir)
     sources: tuple[Path, ...]
-    headers: tuple[Path, ...]
+    headers: tuple[Path | str, ...]     # a str is a system header, "<name.h>"
     include: tuple[Path, ...]
     cflags: tuple[str, ...] = ()
     libs: tuple[str, ...] = ()
     ldflags: tuple[str, ...] = ()
+    folders: tuple[Path, ...] = ()      # where the globs look: a new or removed file changes one
 
     @property
-    def out_dir(self) -> Path:
-        return native_dir(self.root)
+    def library(self) -> Path | None:
+        """The shared library built from the sources; None without sources."""
+        return self.out_dir / f"lib{self.name}.so" if self.sources else None
 
     @property
-    def library(self) -> Path:
-        return self.out_dir / f"lib{self.name}.so"
+    def inputs(self) -> list[str]:
+        """The files of the package the build reads directly (each gets a content stamp)."""
+        return [str(p) for p in (*self.sources, *self.headers) if isinstance(p, Path)]
 
     @property
     def bindings(self) -> Path:
@@ -54,15 +64,8 @@ class NativeSpec:
     def link_args(self) -> list[str]:
         """Linker arguments for a program using this package: the library by absolute path
         with an rpath, so the executable runs without nsm."""
-        d = str(self.out_dir)
-        return [str(self.library), f"-Wl,-rpath,{d}", *(f"-l{x}" for x in self.libs),
-                *self.ldflags]
-
-
-def native_dir(root: Path) -> Path:
-    """Where the native part of the package at `root` is built."""
-    from ..project import native_build_dir
-    return native_build_dir(root)
+        own = [str(self.library), f"-Wl,-rpath,{self.out_dir}"] if self.library else []
+        return [*own, *(f"-l{x}" for x in self.libs), *self.ldflags]
 
 
 def _strings(where: str, table: dict, key: str) -> list[str]:
@@ -77,10 +80,15 @@ def _strings(where: str, table: dict, key: str) -> list[str]:
     return [x.replace("{prefix}", sys.prefix).replace("{site}", site) for x in v]
 
 
-def spec_of(root: Path) -> NativeSpec | None:
-    """The native spec of the package at `root` (from its validated manifest); None when it
-    has no `[native]` table. NsmError for an invalid table or a source glob matching nothing."""
-    from ..project import manifest
+def _system_header(pattern: str) -> bool:
+    return pattern.startswith("<") and pattern.endswith(">") and len(pattern) > 2
+
+
+def spec_of(root: Path, building: Path | None = None) -> NativeSpec | None:
+    """The native spec of the package at `root` (from its validated manifest, its globs
+    expanded now), built in its own folder only when it is `building`; None when it has no
+    `[native]` table. NsmError for an invalid table or a source glob matching nothing."""
+    from ..project import manifest, native_build_dir
     m = manifest(root)
     where = str(m.path)
     table = m.native
@@ -94,9 +102,15 @@ def spec_of(root: Path) -> NativeSpec | None:
                        "keys are " + ", ".join(sorted(_KEYS)))
     name = m.name
 
-    def expand(key: str, default: list[str]) -> list[Path]:
-        out: list[Path] = []
+    folders: set[Path] = set()
+
+    def expand(key: str, default: list[str]) -> list[Path | str]:
+        out: list[Path | str] = []
         for pattern in _strings(where, table, key) or default:
+            if key == "headers" and _system_header(pattern):
+                out.append(pattern)             # bindgen finds it in the include path
+                continue
+            folders.update(_glob_folders(root, pattern))
             hits = sorted(glob.glob(str(root / pattern), recursive=True))
             if not hits and key == "sources":
                 raise NsmError(f"{where}: [native] source '{pattern}' matches no file")
@@ -104,20 +118,40 @@ def spec_of(root: Path) -> NativeSpec | None:
         return out
 
     sources = expand("sources", [])
-    if not sources:
-        raise NsmError(f"{where}: [native] needs sources", 'for example sources = ["native/*.cpp"]')
+    headers = expand("headers", ["include/*.h"])
+    if not sources and not headers:
+        raise NsmError(f"{where}: [native] needs sources or headers",
+                       'for example sources = ["native/*.cpp"], or headers = ["<zlib.h>"] '
+                       'with libs = ["z"] for a system library')
     include = [root / d for d in _strings(where, table, "include")] or \
         ([root / "include"] if (root / "include").is_dir() else [])
-    return NativeSpec(name, root.resolve(), tuple(sources), tuple(expand("headers", ["include/*.h"])),
+    return NativeSpec(name, root.resolve(), native_build_dir(root, building), tuple(sources),
+                      tuple(headers),
                       tuple(p.resolve() for p in include), tuple(_strings(where, table, "cflags")),
-                      tuple(_strings(where, table, "libs")), tuple(_strings(where, table, "ldflags")))
+                      tuple(_strings(where, table, "libs")), tuple(_strings(where, table, "ldflags")),
+                      tuple(sorted(folders)))
 
 
-def ensure_native(root: Path, verbose: bool = False) -> NativeSpec | None:
-    """Build the native part of the package at `root` if it is missing or stale (ninja in
-    `<root>/build/native/`); return its spec, None without `[native]`. NsmError with the C++
-    compiler's own message when a source does not compile."""
-    spec = spec_of(root)
+def _glob_folders(root: Path, pattern: str) -> list[Path]:
+    """The folders whose listing decides what `pattern` matches: those of its fixed prefix
+    and, below a `**`, every folder under it."""
+    parts = Path(pattern).parts
+    fixed = next((i for i, p in enumerate(parts) if glob.has_magic(p)), len(parts))
+    top = root.joinpath(*parts[:fixed]) if fixed < len(parts) else (root / pattern).parent
+    if "**" not in parts:                       # a/*/b.h: a/ and each folder a/* matches
+        dirs = [top] + [Path(d) for i in range(fixed + 1, len(parts))
+                        for d in glob.glob(str(root.joinpath(*parts[:i]))) if os.path.isdir(d)]
+        return [d.resolve() for d in dirs]
+    return [Path(d).resolve() for d, _, _ in os.walk(top)] or [top.resolve()]
+
+
+def ensure_native(root: Path, verbose: bool = False,
+                  building: Path | None = None) -> NativeSpec | None:
+    """Build the native part of the package at `root` if it is missing or stale (its own
+    ninja file, in its folder when it is `building`, else in the cache); return its spec, None
+    without `[native]`. NsmError with the C++ compiler's own message when a source does not
+    compile."""
+    spec = spec_of(root, building)
     if spec is None:
         return None
     from .orchestrate import build_native_only
@@ -134,5 +168,5 @@ def natives_reached(root_file: Path, verbose: bool = False) -> list[NativeSpec]:
     p.node(Path(root_file))
     specs = [s for s in p.natives.values() if s is not None]
     for s in specs:
-        ensure_native(s.root, verbose)
+        ensure_native(s.root, verbose, p.building)
     return specs

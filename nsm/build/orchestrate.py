@@ -22,7 +22,7 @@ from .. import paths
 from ..errors import NsmError
 from .stamps import FileDB, stamp, write_if_changed
 
-PLAN_VERSION = 2
+PLAN_VERSION = 3
 
 
 @dataclass
@@ -157,9 +157,8 @@ def plan_and_write(target: Target, bdir: Path, db: FileDB, ran: list[str],
     native_args, native_libs = {}, {}
     for pkg, spec in g.natives.items():      # built first, by its own ninja file
         ran += build_native_only(spec, verbose)
-        native_args[pkg], native_libs[pkg] = spec.link_args(), [str(spec.library)]
-        for src in spec.sources:
-            db.watch(str(src.parent))         # a new file may now match a source glob
+        native_args[pkg] = spec.link_args()
+        native_libs[pkg] = [str(spec.library)] if spec.library is not None else []
     rules, edges, extra_outputs = [LINK], [], []
     extra_objects: dict[Path, list[str]] = {}      # objects of other plug-ins, per package
     packages = sorted({m.package for m in g.modules.values() if m.package is not None}, key=str)
@@ -221,7 +220,17 @@ def plan_and_write(target: Target, bdir: Path, db: FileDB, ran: list[str],
     return {"version": PLAN_VERSION, "release": target.release, "tests": target.tests,
             "scripts": sorted(str(s) for s in target.scripts),
             "executables": executables,
-            "native": [str(spec.out_dir) for pkg, spec in g.natives.items() if pkg == target.root]}
+            "native": sorted([str(pkg), str(spec.out_dir)] for pkg, spec in g.natives.items()
+                             if _may_change(pkg))}
+
+
+def _may_change(pkg: Path) -> bool:
+    """Whether a native part is rechecked by a no-op build: not an installed package (an
+    update changes the global lock, which re-plans) nor a bundled one (part of the toolchain)."""
+    from .. import project
+    real = project.resolved(pkg)
+    return not (real.is_relative_to(project.bundled_root()) or
+                real.is_relative_to(project.resolved(paths.lib_dir())))
 
 
 def build_package(root: Path, *, release: bool = False, tests: bool = False,
@@ -263,7 +272,7 @@ def import_map_for(file: Path, verbose: bool = False):
     p = Planner(FileDB(), Path(file).resolve())
     p.node(Path(file))
     for spec in [s for s in p.natives.values() if s is not None]:
-        ensure_native(spec.root, verbose)
+        ensure_native(spec.root, verbose, p.building)
     return p.import_map()
 
 
@@ -315,11 +324,8 @@ def build(target: Target, *, verbose: bool = False, only: str | None = None) -> 
             db.save()
             write_if_changed(meta / "plan.json", json.dumps(plan, sort_keys=True).encode())
         else:
-            for d in plan.get("native", []):      # the package's own C/C++ may have changed
-                r = run_ninja(Path(d), verbose)
-                if not r.ok:
-                    raise NsmError("building the package's native part failed:\n" + r.output.rstrip())
-                ran += r.ran
+            for pkg, out in plan.get("native", []):    # its C/C++ may have changed
+                ran += _refresh_native(Path(pkg), Path(out), target.root, verbose)
     except NsmError as e:
         return BuildResult(False, output=e.render(), exit_code=1)
     except RuntimeError as e:              # runtime.RuntimeBuildError: g++'s own message
@@ -392,18 +398,51 @@ def run_ninja(bdir: Path, verbose: bool = False, targets: list[str] = (),
     return res
 
 
+def _refresh_native(pkg: Path, out: Path, building: Path | None, verbose: bool) -> list[str]:
+    """A no-op build's look at a native part: ninja alone when none of its files, glob folders
+    or manifest changed stat (its FileDB), else the whole native build (globs expanded again)."""
+    from .stamps import native_stamps_known
+    db = FileDB(out / ".nsm" / "files.json")
+    if (out / "build.ninja").is_file() and db.all_unchanged() and \
+            native_stamps_known(out / "stamps", db):
+        r = run_ninja(out, verbose)
+        if not r.ok:
+            raise NsmError("building the package's native part failed:\n" + r.output.rstrip())
+        return r.ran
+    from .native import spec_of
+    spec = spec_of(pkg, building)
+    return build_native_only(spec, verbose) if spec is not None else []
+
+
 def build_native_only(spec, verbose: bool = False) -> list[str]:
-    """Build one package's native part in `<root>/build/native/` (its own small ninja file);
+    """Build one package's native part in its folder (nsm.project.native_build_dir: its own
+    ninja file, stamps and FileDB, under a file lock: builds of two projects may share it);
     return the steps run. NsmError with the compiler's messages when it fails."""
+    import fcntl                          # (not filelock: its import costs the no-op path)
     from .ninja_file import render
     from .plugins.cxx import CxxPlugin
-    ctx = Context(spec.root, spec.out_dir, False, None, {spec.root: spec})
-    plugin = CxxPlugin()
-    edges, _ = plugin.edges(ctx, spec.root)
-    spec.out_dir.mkdir(parents=True, exist_ok=True)
-    write_if_changed(spec.out_dir / "build.ninja",
-                     render(plugin.rules(ctx), edges, [e.outputs[0] for e in edges]).encode())
-    res = run_ninja(spec.out_dir, verbose)
+    from .stamps import restamp_native
+    out = spec.out_dir
+    meta = out / ".nsm"
+    meta.mkdir(parents=True, exist_ok=True)
+    with open(meta / "lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        db = FileDB(meta / "files.json")
+        restamp_native(out / "stamps", db, spec.inputs)
+        watched = [str(spec.root / "neve.toml"), *map(str, spec.folders)]
+        db.digest(watched[0])
+        for d in watched[1:]:
+            db.watch(d)
+        db.prune({p for p, rec in db.files.items() if "stamp" in rec} | set(watched))
+        db.save()
+        ctx = Context(spec.root, out, False, None, {spec.root: spec})
+        plugin = CxxPlugin()
+        edges, _ = plugin.edges(ctx, spec.root)
+        write_if_changed(out / "build.ninja",
+                         render(plugin.rules(ctx), edges, [e.outputs[0] for e in edges]).encode())
+        res = run_ninja(out, verbose)
+        restamp_native(out / "stamps", db, spec.inputs)     # learn the headers edges recorded
+        db.save()
     if not res.ok:
         raise NsmError(f"building the native part of package '{spec.name}' failed:\n"
                        + res.output.rstrip())

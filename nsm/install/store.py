@@ -128,8 +128,9 @@ def install(name: str, version: str, commit: str, expected_hash: str, mirror: Mi
 
 
 def _build_native(dest: Path, name: str, version: str, log) -> None:
-    """Build the package's native part in place (its rpath and depfiles name the final
-    folder); if it fails, the install is undone and the compiler's message raised."""
+    """Build the package's native part from its final folder, into the cache (never into
+    lib/: nsm.project.native_build_dir); if it fails, the install is undone and the
+    compiler's message raised."""
     from ..build.native import ensure_native
     try:
         if log:

@@ -1,11 +1,14 @@
 """The `cxx` plug-in: a package's `[native]` C/C++ sources -> a shared library, plus the Neve
 bindings of its headers (LANGUAGE.md 11.2).
 
-Each source is compiled with `-fPIC` and a make-style depfile (so editing a header rebuilds
-exactly the sources including it); the library is linked with `-shared`. Outputs are written
-to a temporary name and renamed, so a failed compile or link leaves the previous library in
-place. Bindings come from `nsm.build.bindgen`, written only when they change (`restat`): a
-header edit that leaves the declarations alone rebuilds no Neve module.
+Ninja sees content stamps, never the sources themselves (nsm.build.stamps): each compile edge
+takes its source's stamp as input, and the compiler's make-style depfile is rewritten to name
+the stamps of the headers it read, so a `touch` or a date in the future compiles nothing while
+a real edit rebuilds exactly the sources including the header. The library is linked with
+`-shared`. Outputs are written to a temporary name and renamed, so a failed compile or link
+leaves the previous library in place. Bindings come from `nsm.build.bindgen`, written only when
+they change (`restat`): a header edit that leaves the declarations alone rebuilds no Neve
+module; they are built with the [native] cflags bindgen understands (-D, -U, -I, -std).
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from ..stamps import native_stamp
 from . import Edge, Products, Rule
 
 C_SUFFIXES = (".c",)
@@ -38,15 +42,17 @@ class CxxPlugin:
 
     def rules(self, ctx) -> list[Rule]:
         py = shlex.quote(sys.executable)
+        stamped = f"&& {py} -m nsm.build.stamps $out.raw.d $out.d $stamps && mv -f $out.tmp $out"
         return [
-            Rule("cc", "gcc -MMD -MT $out -MF $out.d $cflags -c $in -o $out.tmp && mv -f $out.tmp $out",
-                 "CC $in", depfile="$out.d", deps="gcc"),
-            Rule("cxx", "g++ -MMD -MT $out -MF $out.d $cflags -c $in -o $out.tmp && mv -f $out.tmp $out",
-                 "CXX $in", depfile="$out.d", deps="gcc"),
+            Rule("cc", f"gcc -MMD -MT $out -MF $out.raw.d $cflags -c $src -o $out.tmp {stamped}",
+                 "CC $src", depfile="$out.d", deps="gcc"),
+            Rule("cxx", f"g++ -MMD -MT $out -MF $out.raw.d $cflags -c $src -o $out.tmp {stamped}",
+                 "CXX $src", depfile="$out.d", deps="gcc"),
             Rule("cxx_shared", "g++ -shared -o $out.tmp $in $ldflags && mv -f $out.tmp $out",
                  "LINK $out"),
             Rule("bindgen", f"{py} -m nsm.build.bindgen_edge --out $out --depfile $out.d "
-                            "$bindflags $in", "BINDGEN $out", depfile="$out.d", deps="gcc",
+                            "--stamps $stamps $bindflags $headers", "BINDGEN $out",
+                 depfile="$out.d", deps="gcc",
                  restat=True),
         ]
 
@@ -56,6 +62,7 @@ class CxxPlugin:
         if spec is None:
             return [], Products()
         out = spec.out_dir
+        stamps = out / "stamps"
         incs = [f"-I{d}" for d in spec.include]
         cflags = _q(BASE_FLAGS + incs + list(spec.cflags))
         edges, objs = [], []
@@ -66,11 +73,25 @@ class CxxPlugin:
                 rel = Path(src.name)
             obj = str(out / "obj" / rel.with_suffix(".o"))
             rule = "cc" if src.suffix in C_SUFFIXES else "cxx"
-            edges.append(Edge([obj], rule, [str(src)], variables={"cflags": cflags}))
+            edges.append(Edge([obj], rule, [str(native_stamp(stamps, str(src)))],
+                              variables={"cflags": cflags, "src": shlex.quote(str(src)),
+                                         "stamps": shlex.quote(str(stamps))}))
             objs.append(obj)
-        edges.append(Edge([str(spec.library)], "cxx_shared", objs,
-                          variables={"ldflags": _q([f"-l{x}" for x in spec.libs] + list(spec.ldflags))}))
+        if spec.library is not None:
+            edges.append(Edge([str(spec.library)], "cxx_shared", objs, variables={
+                "ldflags": _q([f"-l{x}" for x in spec.libs] + list(spec.ldflags))}))
         # always an edge, so a package whose headers declare nothing still has its bindings file
-        edges.append(Edge([str(spec.bindings)], "bindgen", [str(h) for h in spec.headers],
-                          variables={"bindflags": _q(incs)}))
-        return edges, Products(link_args=spec.link_args(), libraries=[str(spec.library)])
+        files = [str(h) for h in spec.headers if isinstance(h, Path)]
+        edges.append(Edge([str(spec.bindings)], "bindgen", [str(native_stamp(stamps, h)) for h in files],
+                          variables={"bindflags": _q(incs + bindgen_flags(spec.cflags)),
+                                     "headers": _q(spec.headers),
+                                     "stamps": shlex.quote(str(stamps))}))
+        libraries = [str(spec.library)] if spec.library is not None else []
+        return edges, Products(link_args=spec.link_args(), libraries=libraries)
+
+
+def bindgen_flags(cflags) -> list[str]:
+    """The [native] cflags that change what a header declares: -D, -U, -I (joined forms) and
+    -std=; bindgen's preprocessor run gets them too."""
+    return [f for f in cflags if (f.startswith(("-D", "-U", "-I")) and len(f) > 2)
+            or f.startswith("-std=")]
