@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, field
 
 from .. import lock as lockfile
+from .. import paths
 from ..errors import NsmError
 from ..lock import Lock, LockedPackage, LockedPath, source_url
 from ..manifest import Dependency, set_dependency
@@ -46,7 +47,7 @@ def _roots(ctx: Context, lock: Lock) -> dict[str, Dependency]:
 def _package_roots(ctx: Context) -> tuple[dict[str, Dependency], dict[str, LockedPath]]:
     """git_roots of the package, or of every member of its workspace (one lock for all)."""
     gits: dict[str, Dependency] = {}
-    paths: dict[str, LockedPath] = {}
+    local: dict[str, LockedPath] = {}
     for m in ctx.members or (ctx.manifest,):
         g, p = git_roots(m)
         for name, dep in g.items():
@@ -57,8 +58,8 @@ def _package_roots(ctx: Context) -> tuple[dict[str, Dependency], dict[str, Locke
         root = ctx.lock_path.parent
         for name, lp in p.items():
             folder = (m.root / lp.path).resolve()
-            paths.setdefault(name, LockedPath(name, os.path.relpath(folder, root), lp.version))
-    return gits, paths
+            local.setdefault(name, LockedPath(name, os.path.relpath(folder, root), lp.version))
+    return gits, local
 
 
 def git_roots(m) -> tuple[dict[str, Dependency], dict[str, LockedPath]]:
@@ -68,7 +69,7 @@ def git_roots(m) -> tuple[dict[str, Dependency], dict[str, LockedPath]]:
     different sources."""
     from .. import project
     gits: dict[str, Dependency] = {}
-    paths: dict[str, LockedPath] = {}
+    local: dict[str, LockedPath] = {}
     todo, seen = [m], {project.resolved(m.root)}
     while todo:
         cur = todo.pop()
@@ -88,9 +89,9 @@ def git_roots(m) -> tuple[dict[str, Dependency], dict[str, LockedPath]]:
             if sub is None:
                 raise NsmError(f"{cur.path}: path dependency '{name}' has no neve.toml at {folder}",
                                "the path is relative to the folder of the manifest that names it")
-            paths[name] = LockedPath(name, os.path.relpath(folder, m.root), sub.version)
+            local[name] = LockedPath(name, os.path.relpath(folder, m.root), sub.version)
             todo.append(sub)
-    return gits, paths
+    return gits, local
 
 
 def _check_moved(res: Resolution, lock: Lock) -> None:
@@ -122,8 +123,9 @@ def _materialize(res: Resolution, lock: Lock, index: GitIndex, progress, out: Ou
         (out.installed if got.fresh else out.reused).append(lp)
         entries[name] = lp
         if index.native.get((name, c.commit)):
-            out.notes.append(f"note: {name} {version} has native code; it is installed as source "
-                             "and its native part is not built yet (nsm build will build it)")
+            from ..project import native_build_dir
+            out.notes.append(f"note: {name} {version} has native code; its native part is built in "
+                             f"{native_build_dir(paths.installed_package_dir(name, version))}")
     return entries
 
 

@@ -169,12 +169,14 @@ def test_manifest_errors_are_located(reg, tmp_path, toml, msg):
     assert r.returncode == 1 and msg in r.stderr and "Traceback" not in r.stderr
 
 
-def test_native_package_says_it_is_not_built(reg, tmp_path):
+def test_native_package_says_where_its_native_part_is_built(reg, tmp_path):
     reg.publish("fast", "1.0.0", extra='\n[native]\nsources = ["native/f.cpp"]\n',
                 files={"native/f.cpp": "int f() { return 1; }\n"})
     r = nsm("install", "alice/fast", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
-    assert "native part is not built yet" in r.stderr
+    built = list((tmp_path / "home" / "cache" / "native").glob("fast-*"))
+    assert len(built) == 1 and (built[0] / "libfast.so").is_file(), r.stderr
+    assert f"note: fast 1.0.0 has native code; its native part is built in {built[0]}" in r.stderr
 
 
 def test_program_imports_an_installed_package(reg, tmp_path):
