@@ -12,7 +12,7 @@ from .suggest import similar
 from .. import ast as A
 from .. import tir as T
 from ..diagnostics import Diagnostics, Span
-from ..types import (ArrayT, BufferT, ChannelT, FixedT, FuncT, MapT, Prim, TupleT, Type, INT, ERR,
+from ..types import (ArrayT, BufferT, ChannelT, ClassT, FixedT, FuncT, MapT, Prim, TupleT, Type, INT, ERR,
                     FLOAT, F64, BOOL, CHAR, STR, VOID, NIL, ANY, PRIMS, is_int, is_float,
                     is_numeric, widens_to, common_numeric)
 
@@ -129,6 +129,8 @@ class ExprChecker(LiteralChecker, FStringChecker):
             return dst.is_ref
         if dst == ANY:
             return src.is_ref
+        if isinstance(src, ClassT) and isinstance(dst, ClassT):
+            return self.is_subclass(src, dst)      # 7.5: upcasts
         return widens_to(src, dst)
 
     def coerce(self, e: T.Expr, dst: Type, span: Span, what: str | None = None) -> T.Expr:
@@ -539,6 +541,9 @@ class ExprChecker(LiteralChecker, FStringChecker):
         if src == ANY and dst.is_ref:
             self.mark_raises()
             return T.Cast(dst, span, x)
+        if self.is_subclass(dst, src):              # 7.5: a checked downcast
+            self.mark_raises()
+            return T.Builtin(dst, span, "class_cast", [x], self.info_of(dst))
         self.fail(span, f"cannot convert {src} to {dst}")
 
     def ex_Call(self, e: A.Call, expected):

@@ -96,17 +96,23 @@ class MemberChecker:
 
     def new_object(self, t: Type, args, span) -> T.Expr:
         info = self.info_of(t)
+        self.check_instantiable(info, span)
         if info.ctor is None:
             if args:
                 self.fail(span, f"class {t} has no ctor; it takes no arguments")
-            return T.Builtin(t, span, "new_object", [], (info, None))
+            init = info.init                 # 7.5: the base's ctor, without arguments
+            if init is None:
+                return T.Builtin(t, span, "new_object", [], (info, None))
+            args = ()
+        else:
+            init = info.ctor
         call = A.Call(span, A.Name(span, "ctor"), tuple(args))
-        inner = call_user(self, call, info.ctor, skip_self=True)
+        inner = call_user(self, call, init, skip_self=True)
         self.mark_raises()
         if isinstance(inner, T.Seq):       # keyword arguments evaluated into temporaries first
             return T.Seq(t, span, inner.stmts,
-                         T.Builtin(t, span, "new_object", inner.value.args, (info, info.ctor)))
-        return T.Builtin(t, span, "new_object", inner.args, (info, info.ctor))
+                         T.Builtin(t, span, "new_object", inner.value.args, (info, init)))
+        return T.Builtin(t, span, "new_object", inner.args, (info, init))
 
     def ex_New(self, e: A.New, expected):
         t = self.resolve_type(e.type)
@@ -163,6 +169,7 @@ class MemberChecker:
         if t is None or t not in self.classes_by_type:
             self.fail(e.span, f"unknown class '{name}' in ${name}")
         info = self.info_of(t)
+        self.check_instantiable(info, e.span)
         # 7.3: globals are created in the order of their first mention in the source,
         # imported modules first; every mention is seen once the whole program is checked
         here = (self.modules.index(self.ms.mod), e.span.line, e.span.col)
@@ -253,7 +260,7 @@ class MemberChecker:
             return None
         call = call_user(self, e, m, receiver=obj)
         self.mark_raises()
-        return call
+        return self.virtual_call(call, info, f.name, obj)
 
     def named_method(self, e: A.Call, f: A.Attribute, obj: T.Expr):
         """Methods by naming (7.2): `x.m(args)` is `T_m(x, args)`."""
@@ -318,4 +325,4 @@ class MemberChecker:
 
 def global_capable(info: ClassInfo) -> bool:
     """Whether $C can exist: C's ctor is callable without arguments (7.3)."""
-    return info.ctor is None or all(p.default is not None for p in info.ctor.ast.params)
+    return info.init is None or all(p.default is not None for p in info.init.ast.params)
