@@ -403,6 +403,9 @@ class ExprChecker(LiteralChecker, FStringChecker):
                 return T.Const(BOOL, span, op == "==")
             if lt == rt and isinstance(lt, (ArrayT, TupleT, FixedT)) or (lt == rt and lt.is_ref):
                 return T.Cmp(BOOL, span, op, l, r, lt)
+            if self.is_subclass(lt, rt) or self.is_subclass(rt, lt):   # 7.5: by identity
+                ct = rt if self.is_subclass(lt, rt) else lt
+                return T.Cmp(BOOL, span, op, self.coerce(l, ct, span), self.coerce(r, ct, span), ct)
         if lt == rt and isinstance(lt, (ArrayT, TupleT, FixedT)) or lt == BOOL == rt:
             self.fail(span, f"operator '{op}' is not defined for {lt} and {rt}",
                       "only == and != compare these")
@@ -492,6 +495,8 @@ class ExprChecker(LiteralChecker, FStringChecker):
                     pass
                 elif t == NIL and x.type.is_ref:
                     t = x.type
+                elif self.common_base(t, x.type) is not None:
+                    t = self.common_base(t, x.type)        # 7.5: the nearest common base
                 else:
                     self.fail(x.span, f"{what} must have one type: {t} and {x.type}")
         if t == NIL:

@@ -164,7 +164,7 @@ class InheritChecker:
             if e.args:
                 self.fail(e.span, f"base class {base.type} has no ctor; super() takes no arguments")
             return T.Const(BOOL, e.span, False)      # nothing to run
-        call = call_user(self, A.Call(e.span, A.Name(e.func.span, "super"), e.args), init,
+        call = call_user(self, A.Call(e.span, A.Attribute(e.func.span, e.func, "super"), e.args), init,
                          receiver=self.self_local(e.span))
         self.mark_raises()
         return call
@@ -179,7 +179,7 @@ class InheritChecker:
             self.error(sym.span, f"this ctor must start with super(...): the ctor of base class "
                                  f"{base.type} needs arguments")
             return None
-        call = call_user(self, A.Call(sym.span, A.Name(sym.span, "super"), ()), init,
+        call = call_user(self, A.Call(sym.span, A.Attribute(sym.span, A.SuperRef(sym.span), "super"), ()), init,
                          receiver=self.self_local(sym.span))
         self.mark_raises()
         return T.ExprStmt(sym.span, call)

@@ -215,6 +215,9 @@ class MemberChecker:
     # ------------------------------------------------------------ members (7.4)
     def ex_Attribute(self, e: A.Attribute, expected):
         obj = e.obj
+        if isinstance(obj, A.SuperRef):
+            self.super_base(obj.span)
+            self.fail(obj.span, f"super.{e.name} must be called: super.{e.name}(...)")
         if isinstance(obj, A.Name) and (self.scope is None or self.scope.lookup(obj.id) is None):
             if obj.id in self.ms.imports or obj.id in self.ms.ambiguous:
                 return self.module_member(self.import_scope(obj.id, obj.span), e)
@@ -245,7 +248,9 @@ class MemberChecker:
         m = info.methods.get(e.name)
         if m is None:
             self.fail(e.span, f"no method '{e.name}' in {info.type}")
-        return self.func_ref(m, e.span)
+        ref = self.func_ref(m, e.span)
+        ref.extra = (m, info, info.slots.index(e.name))   # 7.5: dispatches on the receiver
+        return ref
 
     def method_call(self, e: A.Call, f: A.Attribute, obj: T.Expr, expected):
         """`x.m(args)` for x of a class type: field holding a Function, or a method."""

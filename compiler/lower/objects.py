@@ -161,6 +161,8 @@ class ObjectLowering:
         return gv.bitcast(R.PTR)
 
     def bi_func_ref(self, e: T.Builtin):
+        if isinstance(e.extra, tuple):              # a method value A.m (7.5)
+            return self.method_value_const(*e.extra)
         return self.func_value_const(e.extra)
 
     def bi_call_value(self, e: T.Builtin):

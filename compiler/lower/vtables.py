@@ -83,6 +83,35 @@ class VtableLowering:
         self.set_site(e.span)
         return self.b.call(self.b.bitcast(fp, fnty.as_pointer()), args)
 
+    def method_value_const(self, f: T.FuncSym, info, slot: int) -> ir.Value:
+        """The function value `A.m`: f itself when no subclass overrides it, else a thunk
+        dispatching on its first argument."""
+        probe = T.CallFn(f.ret, f.span, f, [T.Zero(info.type, f.span)], virtual=slot,
+                         static_class=info)
+        if self.is_direct(probe):
+            return self.func_value_const(f)
+        name = f"nvvirt.{self.type_key(info.type)}.{slot}"
+        gv = self.module.globals.get(name + ".value")
+        if gv is None:
+            fnty = ir.FunctionType(self.llty(f.ret), [self.llty(p.type) for p in f.params])
+            thunk = ir.Function(self.module, fnty, name=name)
+            thunk.linkage = "linkonce_odr"
+            saved = self.b
+            self.b = ir.IRBuilder(thunk.append_basic_block())
+            try:
+                vt = self.b.load(self.b.bitcast(thunk.args[0], R.PTR.as_pointer().as_pointer()))
+                fp = self.b.load(self.b.gep(vt, [ir.Constant(R.I32, HEADER + slot)]))
+                r = self.b.call(self.b.bitcast(fp, fnty.as_pointer()), list(thunk.args))
+                self.b.ret_void() if f.ret == Prim("void") else self.b.ret(r)
+            finally:
+                self.b = saved
+            ty = ir.LiteralStructType([R.PTR, R.PTR])
+            gv = ir.GlobalVariable(self.module, ty, name + ".value")
+            gv.linkage = "linkonce_odr"
+            gv.global_constant = True
+            gv.initializer = ir.Constant(ty, [thunk.bitcast(R.PTR), self.cstr(f.name)])
+        return gv.bitcast(R.PTR)
+
     # ------------------------------------------------------------ casts
     def extends_test(self, held: ir.Value, want: ir.Value) -> ir.Value:
         """held is want or one of its subclasses (held may be NULL: false)."""
