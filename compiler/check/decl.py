@@ -84,6 +84,7 @@ class DeclChecker:
         elif isinstance(item, A.ClassDef):
             if not taken(item.name, item.span):
                 ms.classes[item.name] = ClassDecl(item, ms)
+                self.check_base_form(item)
         elif isinstance(item, A.TypeAlias):
             if not taken(item.name, item.span):
                 ms.aliases[item.name] = item

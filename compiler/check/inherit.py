@@ -17,9 +17,7 @@ class InheritChecker:
         if cd.base is None:
             return
         te = cd.base
-        if isinstance(te, A.TypeName) and te.module is None and te.name in cd.tparams:
-            self.error(te.span, f"class {cd.name} cannot extend its type parameter '{te.name}'",
-                       "a base is a class: class B(A), or class B<T>(Box<T>)")
+        if not self.check_base_form(cd, report=False):
             return
         saved = self.ctx_swap(info.decl.scope, info.env, info)
         try:
@@ -58,6 +56,17 @@ class InheritChecker:
                 return top
             c = c.base
         return None
+
+    def check_base_form(self, cd: A.ClassDef, report: bool = True) -> bool:
+        """A type parameter is no base (checked once per class, generic or not)."""
+        te = cd.base
+        if isinstance(te, A.TypeName) and te.module is None and te.name in cd.tparams:
+            if report:
+                self.error(te.span, f"class {cd.name} cannot extend its type parameter "
+                                    f"'{te.name}'", "a base is a class: class B(A), or class "
+                                                    "B<T>(Box<T>)")
+            return False
+        return True
 
     def field_clashes_base(self, info: ClassInfo, name: str, span) -> bool:
         if info.base is None:
@@ -131,6 +140,21 @@ class InheritChecker:
                 return c.type
             c = c.base
         return None
+
+    def base_chain(self, t: Type) -> list[Type]:
+        """t, then its bases nearest first (t alone when it is not a class)."""
+        out = [t]
+        if isinstance(t, ClassT) and t in self.classes_by_type:
+            c = self.info_of(t).base
+            while c is not None:
+                out.append(c.type)
+                c = c.base
+        return out
+
+    def base_distance(self, src: Type, dst: Type) -> int:
+        """Steps from class src up to dst (0: the same type; other conversions count 1000)."""
+        chain = self.base_chain(src)
+        return chain.index(dst) if dst in chain else 1000
 
     def check_instantiable(self, info: ClassInfo, span) -> None:
         if info.abstract is not None:

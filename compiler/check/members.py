@@ -270,17 +270,13 @@ class MemberChecker:
     def named_method(self, e: A.Call, f: A.Attribute, obj: T.Expr):
         """Methods by naming (7.2): `x.m(args)` is `T_m(x, args)`."""
         t = obj.type
-        tname = t.name if isinstance(t, (Prim, ClassT)) else None
-        if tname is None:
+        if not isinstance(t, (Prim, ClassT)):
             return None
-        names = [f"{tname}_{f.name}"] + [f"{a}_{f.name}" for a in self.aliases_of(t)]
-        found = []                    # 8: visible from this module and everything it imports
-        for scope in self.ms.visible + ([self.ms.std] if self.ms.std else []):
-            for n in names:
-                g = scope.functions.get(n)
-                if isinstance(g, T.FuncSym) and g.params and g.params[0].type == t \
-                        and g not in found:
-                    found.append(g)
+        found = []
+        for level in self.base_chain(t):     # 7.5: an exact match, else the nearest base's
+            found = self.named_methods_of(level, f.name)
+            if found:
+                break
         if len(found) > 1:
             self.fail(f.span, f"two functions give {t} the method '{f.name}': "
                               f"{found[0].name} and {found[1].name}")
@@ -288,6 +284,17 @@ class MemberChecker:
         if fn is None:
             return None
         return call_user(self, e, fn, receiver=obj)
+
+    def named_methods_of(self, t: Type, m: str) -> list:
+        names = [f"{t.name}_{m}"] + [f"{a}_{m}" for a in self.aliases_of(t)]
+        found = []                    # 8: visible from this module and everything it imports
+        for scope in self.ms.visible + ([self.ms.std] if self.ms.std else []):
+            for n in names:
+                g = scope.functions.get(n)
+                if isinstance(g, T.FuncSym) and g.params and g.params[0].type == t \
+                        and g not in found:
+                    found.append(g)
+        return found
 
     def aliases_of(self, t: Type) -> list[str]:
         out = []
@@ -318,6 +325,11 @@ class MemberChecker:
                          if all(self.convertible(a.type, p.type) for p, a in zip(f.params, args))]
         if not pick:
             return None
+        if len(pick) > 1:             # 7.5: the definition for the nearest bases
+            dist = {id(f): sum(self.base_distance(a.type, p.type) for p, a in zip(f.params, args))
+                    for f in pick}
+            best = min(dist.values())
+            pick = [f for f in pick if dist[id(f)] == best]
         if len(pick) > 1:
             self.fail(span, f"two definitions of operator '{op}' match "
                             f"{', '.join(str(a.type) for a in args)}")
