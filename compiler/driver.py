@@ -97,7 +97,7 @@ def _compile_boundary(work) -> Result:
         res.exit_code = EXIT_ICE
         return res
     except Exception as e:  # noqa: BLE001 - the driver boundary: no tracebacks for users
-        import traceback; traceback.print_exc()  # TMPDEBUG
+        import traceback
         where = traceback.extract_tb(e.__traceback__)[-1]
         msg = f"internal compiler error: {type(e).__name__}: {e} " \
               f"(at {os.path.basename(where.filename)}:{where.lineno})"
