@@ -107,6 +107,11 @@ class SelfRef(Node):
 
 
 @dataclass(frozen=True)
+class SuperRef(Node):
+    """`super`: the base of the enclosing class, as `super(args)` in a ctor or `super.m` (7.5)."""
+
+
+@dataclass(frozen=True)
 class GlobalRef(Node):
     """`$Name` or `$mod.Name`."""
     name: str
@@ -286,7 +291,7 @@ class Continue(Node):
 
 @dataclass(frozen=True)
 class Pass(Node):
-    pass
+    ellipsis: bool = False     # written `...` (a method whose whole body it is is abstract, 7.5)
 
 
 @dataclass(frozen=True)
@@ -396,6 +401,7 @@ class FuncDef(Node):
     body: Block
     kind: str = "def"          # 'def' | 'kernel' | 'gpu'
     is_operator: bool = False
+    abstract: bool = False     # a method whose whole body is `...` (7.5)
 
 
 @dataclass(frozen=True)
@@ -417,6 +423,7 @@ class ClassDef(Node):
     fields: tuple[FieldDecl, ...]
     ctor: CtorDef | None
     methods: tuple[FuncDef, ...]
+    base: TypeExpr | None = None      # `class B(A)`: the base class A (7.5)
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,8 @@ class CallFn(Expr):
     func: FuncSym
     args: list[Expr]
     recv_check: tuple[str, str] | None = None   # (method, class): nil receiver check
+    virtual: int | None = None     # a method's vtable slot: dispatch on the receiver (7.5)
+    static_class: Any = None       # with `virtual`: the receiver's static ClassInfo
 
 
 @dataclass(eq=False)
@@ -310,3 +312,4 @@ class Program:
     main: FuncSym | None
     globals: list = field(default_factory=list)
     classes: list = field(default_factory=list)
+    closed: bool = True        # every module of the program is here (not one build unit)

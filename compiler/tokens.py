@@ -54,7 +54,7 @@ class Token:
 KEYWORDS = frozenset(
     """and as async asyncs break class continue ctor def elif else false finish for from gpu if
     import in kernel launch layout lock main mapit new nil not offby or pass proto reduce return
-    scan self spawn true var void while xor""".split()
+    scan self spawn super true var void while xor""".split()
 )
 TYPE_KEYWORDS = frozenset(
     "int i8 i16 i32 i64 u8 float f64 bf16 half bool char str any array map tuple channel Function".split()

@@ -31,7 +31,7 @@ IN_SCOPE_SUBSECTIONS = [
     "4.1", "4.2", "4.3", "4.4", "4.5", "4.6", "4.7",
     "5.1", "5.2", "5.3", "5.4",
     "6.1", "6.2", "6.3", "6.4", "6.5",
-    "7.1", "7.2", "7.3", "7.4",
+    "7.1", "7.2", "7.3", "7.4", "7.5",
     "8",
     "9.1", "9.2", "9.3", "9.4", "9.5", "9.6", "9.7",
     "10.1", "10.2", "10.3",
@@ -61,6 +61,8 @@ COMPILE_MESSAGES = [
     "split arguments are only allowed in asyncs calls",
     "cannot send str on channel<int>",
     "a thread body cannot return a value",
+    "class inheritance cycle: A -> B -> A",
+    "cannot instantiate abstract class C: m() is abstract",
     # The unresolved-import error of 8 names absolute paths; s08_modules/app_unresolved checks its
     # location and hint only.
 ]
@@ -79,6 +81,7 @@ RUNTIME_MESSAGES = [
     'key not found: "x"',
     "map modified during iteration",
     "failed cast: any holds Foo, not Bar",
+    "failed cast: Layer holds Conv, not Scale",
     "called deposit() on nil Account",
     "read field 'n' of nil Counter",
     "wrote field 'n' of nil Counter",

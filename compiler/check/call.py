@@ -36,6 +36,10 @@ def builtin_value(ck, e: A.Name, expected):
 
 def check_call(ck, e: A.Call, expected) -> T.Expr:
     f = e.func
+    if isinstance(f, A.SuperRef):                   # 7.5
+        return ck.super_ctor_call(e)
+    if isinstance(f, A.Attribute) and isinstance(f.obj, A.SuperRef):
+        return ck.super_method_call(e, f)
     if isinstance(f, A.Attribute):
         return check_method(ck, e, f, expected)
     if isinstance(f, A.Name) and (ck.scope is None or ck.scope.lookup(f.id) is None):
@@ -249,6 +253,8 @@ def generic_builtin(ck, e: A.Call, name: str) -> T.Expr:
     (a,) = plain_args(ck, e, name, 1, 1)
     if name == "isa":
         x = ck.expr(a)
+        if x.type.is_ref and x.type != ANY:         # a reference converts to any (3.3)
+            x = ck.coerce(x, ANY, a.span)
         if x.type != ANY:
             ck.fail(a.span, f"isa<{t}> needs an any, got {x.type}")
         return T.Builtin(BOOL, sp, "isa", [x], t)

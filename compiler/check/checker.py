@@ -10,6 +10,7 @@ from .. import ast as A
 from .. import tir as T
 from .callgraph import analyse
 from .decl import DeclChecker
+from .inherit import InheritChecker
 from .members import MemberChecker
 from .generics import GenericChecker
 from .foreign import ForeignChecker
@@ -54,7 +55,7 @@ class Scope:
         return [n for f in self.frames for n in f]
 
 
-class Checker(DeclChecker, MemberChecker, GenericChecker, ForeignChecker, ThreadChecker, KernelChecker, ExprChecker):
+class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, ForeignChecker, ThreadChecker, KernelChecker, ExprChecker):
     """Checks a whole program: the root module and every module it imports."""
 
     def __init__(self, modules: list[Module], root: Module, diags: Diagnostics,
@@ -69,6 +70,7 @@ class Checker(DeclChecker, MemberChecker, GenericChecker, ForeignChecker, Thread
         self.queue: list[T.FuncSym] = []
         self.classes_by_type: dict = {}
         self.pending_classes: list = []
+        self.class_stack: list = []      # classes being completed (inheritance cycles, 7.5)
         self.alias_stack: list = []
         self.inst_depth = 0
         self.globals: list = []
@@ -121,7 +123,8 @@ class Checker(DeclChecker, MemberChecker, GenericChecker, ForeignChecker, Thread
         checked = self.analyse_calls(checked)
         classes = [c for c in self.classes_by_type.values()]
         globals_ = sorted(self.globals, key=lambda g: self.global_spans[g])
-        return T.Program(self.root.path, checked, main_sym, globals=globals_, classes=classes)
+        return T.Program(self.root.path, checked, main_sym, globals=globals_, classes=classes,
+                         closed=self.require_main)
 
     def before_bodies(self, scopes: list[ModScope]) -> None:
         """Hook run once every declaration is known, before any body is checked."""
@@ -166,7 +169,17 @@ class Checker(DeclChecker, MemberChecker, GenericChecker, ForeignChecker, Thread
                 continue
             self.scope.declare(p)
         self.loop_depth = 0
+        is_ctor = isinstance(sym.ast, A.CtorDef) and sym.owner is not None and \
+            sym.owner.base is not None
+        first = body.body[0] if body.body else None
+        self.super_first = first.expr if isinstance(first, A.ExprStmt) and \
+            isinstance(first.expr, A.Call) and isinstance(first.expr.func, A.SuperRef) else None
+        self.super_called = False
         sym.body = self.block(body, new_scope=False)
+        if is_ctor and not self.super_called:       # 7.5: the base's ctor runs first
+            pre = self.implicit_super(sym)
+            if pre is not None:
+                sym.body.body.insert(0, pre)
         if sym is getattr(self, "main_sym", None):
             # 9.1: main acts as if wrapped in a finish (its wait is located at `main`)
             self.mark_raises()

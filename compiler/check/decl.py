@@ -84,6 +84,7 @@ class DeclChecker:
         elif isinstance(item, A.ClassDef):
             if not taken(item.name, item.span):
                 ms.classes[item.name] = ClassDecl(item, ms)
+                self.check_base_form(item)
         elif isinstance(item, A.TypeAlias):
             if not taken(item.name, item.span):
                 ms.aliases[item.name] = item
@@ -276,12 +277,18 @@ class DeclChecker:
         return info
 
     def complete_class(self, info: ClassInfo) -> None:
-        """Resolve fields and declare the ctor and methods of one concrete class."""
+        """Resolve fields and declare the ctor and methods of one concrete class (a base
+        first: its fields and method slots come first, 7.5)."""
         if info.ready:
             return
         info.ready = True
         cd = info.decl.ast
         ms = info.decl.scope
+        self.class_stack.append(info)
+        try:
+            self.inherit_base(info)
+        finally:
+            self.class_stack.pop()
         saved = self.ctx_swap(ms, info.env, info)
         try:
             for fdecl in cd.fields:
@@ -294,6 +301,8 @@ class DeclChecker:
                     if cap is not None:
                         info.field_caps[name] = cap.value
                 for name, sp in fdecl.names:
+                    if self.field_clashes_base(info, name, sp):
+                        continue
                     if name in info.field_index:
                         self.error(sp, f"duplicate field '{name}' in class {info.type}")
                         continue
@@ -303,19 +312,23 @@ class DeclChecker:
             self.ctx_restore(saved)
         key = mangle(ms.key, str(info.type), {})
         for m in cd.methods:
+            if self.method_clashes_base(info, m):
+                continue
             if m.name in info.field_index:
                 self.error(m.span, f"class {info.type} has a field and a method named '{m.name}'")
                 continue
-            if m.name in info.methods:
+            if m.name in info.own_methods:
                 self.error(m.span, f"method '{m.name}' is already defined in class {info.type}")
                 continue
-            info.methods[m.name] = self.declare_function(ms, m, info.env, info,
-                                                         symbol=f"{key}.{m.name}")
+            sym = self.declare_function(ms, m, info.env, info, symbol=f"{key}.{m.name}")
+            self.add_method(info, m.name, sym)
         if cd.ctor is not None:
             info.ctor = self.declare_function(ms, cd.ctor, info.env, info, symbol=f"{key}.ctor")
+        self.finish_class(info)
         ts = info.methods.get("to_str")
         if ts is not None and ts.ret == Prim("str") and len(ts.params) == 1:
             info.to_str = ts
+
 
 class PendingFunc:
     """A non-generic function seen by collect() before signatures can be resolved."""

@@ -12,7 +12,7 @@ from .suggest import similar
 from .. import ast as A
 from .. import tir as T
 from ..diagnostics import Diagnostics, Span
-from ..types import (ArrayT, BufferT, ChannelT, FixedT, FuncT, MapT, Prim, TupleT, Type, INT, ERR,
+from ..types import (ArrayT, BufferT, ChannelT, ClassT, FixedT, FuncT, MapT, Prim, TupleT, Type, INT, ERR,
                     FLOAT, F64, BOOL, CHAR, STR, VOID, NIL, ANY, PRIMS, is_int, is_float,
                     is_numeric, widens_to, common_numeric)
 
@@ -129,6 +129,8 @@ class ExprChecker(LiteralChecker, FStringChecker):
             return dst.is_ref
         if dst == ANY:
             return src.is_ref
+        if isinstance(src, ClassT) and isinstance(dst, ClassT):
+            return self.is_subclass(src, dst)      # 7.5: upcasts
         return widens_to(src, dst)
 
     def coerce(self, e: T.Expr, dst: Type, span: Span, what: str | None = None) -> T.Expr:
@@ -401,6 +403,9 @@ class ExprChecker(LiteralChecker, FStringChecker):
                 return T.Const(BOOL, span, op == "==")
             if lt == rt and isinstance(lt, (ArrayT, TupleT, FixedT)) or (lt == rt and lt.is_ref):
                 return T.Cmp(BOOL, span, op, l, r, lt)
+            if self.is_subclass(lt, rt) or self.is_subclass(rt, lt):   # 7.5: by identity
+                ct = rt if self.is_subclass(lt, rt) else lt
+                return T.Cmp(BOOL, span, op, self.coerce(l, ct, span), self.coerce(r, ct, span), ct)
         if lt == rt and isinstance(lt, (ArrayT, TupleT, FixedT)) or lt == BOOL == rt:
             self.fail(span, f"operator '{op}' is not defined for {lt} and {rt}",
                       "only == and != compare these")
@@ -490,6 +495,8 @@ class ExprChecker(LiteralChecker, FStringChecker):
                     pass
                 elif t == NIL and x.type.is_ref:
                     t = x.type
+                elif self.common_base(t, x.type) is not None:
+                    t = self.common_base(t, x.type)        # 7.5: the nearest common base
                 else:
                     self.fail(x.span, f"{what} must have one type: {t} and {x.type}")
         if t == NIL:
@@ -539,6 +546,9 @@ class ExprChecker(LiteralChecker, FStringChecker):
         if src == ANY and dst.is_ref:
             self.mark_raises()
             return T.Cast(dst, span, x)
+        if self.is_subclass(dst, src):              # 7.5: a checked downcast
+            self.mark_raises()
+            return T.Builtin(dst, span, "class_cast", [x], self.info_of(dst))
         self.fail(span, f"cannot convert {src} to {dst}")
 
     def ex_Call(self, e: A.Call, expected):

@@ -110,6 +110,7 @@ class ForeignChecker:
         x = self.coerce(x, pt, a.span, what)
         if isinstance(pt, FuncT) and not (isinstance(x, T.Const) and x.value is None):
             fn = x.extra if isinstance(x, T.Builtin) and x.name == "func_ref" else None
+            fn = fn[0] if isinstance(fn, tuple) else fn      # a method value (7.5)
             if fn is None or fn.owner is not None or fn.foreign is not None:
                 self.fail(a.span, f"{what}: C takes a function pointer here; pass a top-level "
                                   f"function by name", "C cannot call a Function value or a method")

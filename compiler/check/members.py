@@ -96,17 +96,23 @@ class MemberChecker:
 
     def new_object(self, t: Type, args, span) -> T.Expr:
         info = self.info_of(t)
+        self.check_instantiable(info, span)
         if info.ctor is None:
             if args:
                 self.fail(span, f"class {t} has no ctor; it takes no arguments")
-            return T.Builtin(t, span, "new_object", [], (info, None))
+            init = info.init                 # 7.5: the base's ctor, without arguments
+            if init is None:
+                return T.Builtin(t, span, "new_object", [], (info, None))
+            args = ()
+        else:
+            init = info.ctor
         call = A.Call(span, A.Name(span, "ctor"), tuple(args))
-        inner = call_user(self, call, info.ctor, skip_self=True)
+        inner = call_user(self, call, init, skip_self=True)
         self.mark_raises()
         if isinstance(inner, T.Seq):       # keyword arguments evaluated into temporaries first
             return T.Seq(t, span, inner.stmts,
-                         T.Builtin(t, span, "new_object", inner.value.args, (info, info.ctor)))
-        return T.Builtin(t, span, "new_object", inner.args, (info, info.ctor))
+                         T.Builtin(t, span, "new_object", inner.value.args, (info, init)))
+        return T.Builtin(t, span, "new_object", inner.args, (info, init))
 
     def ex_New(self, e: A.New, expected):
         t = self.resolve_type(e.type)
@@ -163,6 +169,7 @@ class MemberChecker:
         if t is None or t not in self.classes_by_type:
             self.fail(e.span, f"unknown class '{name}' in ${name}")
         info = self.info_of(t)
+        self.check_instantiable(info, e.span)
         # 7.3: globals are created in the order of their first mention in the source,
         # imported modules first; every mention is seen once the whole program is checked
         here = (self.modules.index(self.ms.mod), e.span.line, e.span.col)
@@ -208,6 +215,9 @@ class MemberChecker:
     # ------------------------------------------------------------ members (7.4)
     def ex_Attribute(self, e: A.Attribute, expected):
         obj = e.obj
+        if isinstance(obj, A.SuperRef):
+            self.super_base(obj.span)
+            self.fail(obj.span, f"super.{e.name} must be called: super.{e.name}(...)")
         if isinstance(obj, A.Name) and (self.scope is None or self.scope.lookup(obj.id) is None):
             if obj.id in self.ms.imports or obj.id in self.ms.ambiguous:
                 return self.module_member(self.import_scope(obj.id, obj.span), e)
@@ -238,7 +248,9 @@ class MemberChecker:
         m = info.methods.get(e.name)
         if m is None:
             self.fail(e.span, f"no method '{e.name}' in {info.type}")
-        return self.func_ref(m, e.span)
+        ref = self.func_ref(m, e.span)
+        ref.extra = (m, info, info.slots.index(e.name))   # 7.5: dispatches on the receiver
+        return ref
 
     def method_call(self, e: A.Call, f: A.Attribute, obj: T.Expr, expected):
         """`x.m(args)` for x of a class type: field holding a Function, or a method."""
@@ -253,22 +265,18 @@ class MemberChecker:
             return None
         call = call_user(self, e, m, receiver=obj)
         self.mark_raises()
-        return call
+        return self.virtual_call(call, info, f.name, obj)
 
     def named_method(self, e: A.Call, f: A.Attribute, obj: T.Expr):
         """Methods by naming (7.2): `x.m(args)` is `T_m(x, args)`."""
         t = obj.type
-        tname = t.name if isinstance(t, (Prim, ClassT)) else None
-        if tname is None:
+        if not isinstance(t, (Prim, ClassT)):
             return None
-        names = [f"{tname}_{f.name}"] + [f"{a}_{f.name}" for a in self.aliases_of(t)]
-        found = []                    # 8: visible from this module and everything it imports
-        for scope in self.ms.visible + ([self.ms.std] if self.ms.std else []):
-            for n in names:
-                g = scope.functions.get(n)
-                if isinstance(g, T.FuncSym) and g.params and g.params[0].type == t \
-                        and g not in found:
-                    found.append(g)
+        found = []
+        for level in self.base_chain(t):     # 7.5: an exact match, else the nearest base's
+            found = self.named_methods_of(level, f.name)
+            if found:
+                break
         if len(found) > 1:
             self.fail(f.span, f"two functions give {t} the method '{f.name}': "
                               f"{found[0].name} and {found[1].name}")
@@ -276,6 +284,17 @@ class MemberChecker:
         if fn is None:
             return None
         return call_user(self, e, fn, receiver=obj)
+
+    def named_methods_of(self, t: Type, m: str) -> list:
+        names = [f"{t.name}_{m}"] + [f"{a}_{m}" for a in self.aliases_of(t)]
+        found = []                    # 8: visible from this module and everything it imports
+        for scope in self.ms.visible + ([self.ms.std] if self.ms.std else []):
+            for n in names:
+                g = scope.functions.get(n)
+                if isinstance(g, T.FuncSym) and g.params and g.params[0].type == t \
+                        and g not in found:
+                    found.append(g)
+        return found
 
     def aliases_of(self, t: Type) -> list[str]:
         out = []
@@ -306,6 +325,11 @@ class MemberChecker:
                          if all(self.convertible(a.type, p.type) for p, a in zip(f.params, args))]
         if not pick:
             return None
+        if len(pick) > 1:             # 7.5: the definition for the nearest bases
+            dist = {id(f): sum(self.base_distance(a.type, p.type) for p, a in zip(f.params, args))
+                    for f in pick}
+            best = min(dist.values())
+            pick = [f for f in pick if dist[id(f)] == best]
         if len(pick) > 1:
             self.fail(span, f"two definitions of operator '{op}' match "
                             f"{', '.join(str(a.type) for a in args)}")
@@ -318,4 +342,4 @@ class MemberChecker:
 
 def global_capable(info: ClassInfo) -> bool:
     """Whether $C can exist: C's ctor is callable without arguments (7.3)."""
-    return info.ctor is None or all(p.default is not None for p in info.ctor.ast.params)
+    return info.init is None or all(p.default is not None for p in info.init.ast.params)

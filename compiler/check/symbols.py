@@ -46,11 +46,35 @@ class ClassInfo:
     fields: list[tuple[str, Type]] = field(default_factory=list)
     field_index: dict[str, int] = field(default_factory=dict)
     field_caps: dict[str, int] = field(default_factory=dict)      # channel fields (3.4)
-    methods: dict[str, T.FuncSym] = field(default_factory=dict)   # declared signatures
+    methods: dict[str, T.FuncSym] = field(default_factory=dict)   # nearest definitions, inherited too
     ctor: T.FuncSym | None = None
+    base: "ClassInfo | None" = None                              # 7.5
+    slots: list[str] = field(default_factory=list)               # vtable order, bases' first
+    own_methods: set[str] = field(default_factory=set)           # defined in this class's body
+    abstract: str | None = None    # the first abstract method (bases first), or None
     to_str: T.FuncSym | None = None
     ready: bool = False            # fields resolved
     maker: T.FuncSym | None = None  # creates the global instance $C (7.3)
+
+    @property
+    def init(self) -> T.FuncSym | None:
+        """The ctor `new C()` runs: C's own, else the nearest base's (7.5)."""
+        c = self
+        while c is not None and c.ctor is None:
+            c = c.base
+        return c.ctor if c is not None else None
+
+    @property
+    def vtable(self) -> list[T.FuncSym]:
+        return [self.methods[n] for n in self.slots]
+
+    def extends(self, other: "ClassInfo") -> bool:
+        c = self
+        while c is not None:
+            if c is other:
+                return True
+            c = c.base
+        return False
 
 
 @dataclass(eq=False)

@@ -11,6 +11,7 @@ from .exprs import ExprLowering
 from .stmts import StmtLowering
 from .intrinsics import IntrinsicLowering
 from .objects import ObjectLowering
+from .vtables import VtableLowering
 from .maps import MapLowering
 from .threads import ThreadLowering
 from .foreign import ForeignLowering
@@ -25,7 +26,7 @@ PRIM_LL = {"int": R.I64, "i8": R.I8, "i16": R.I16, "i32": R.I32, "u8": R.I8, "fl
            "str": R.PTR, "any": R.ANY, "nil": R.PTR, "void": R.VOID}
 
 
-class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, MapLowering, ExprLowering, StmtLowering, IntrinsicLowering):
+class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, VtableLowering, MapLowering, ExprLowering, StmtLowering, IntrinsicLowering):
     def __init__(self, program: T.Program, target_data, triple: str, *, release: bool = False,
                  module_name: str = "neve", ptx=None) -> None:
         self.program = program
@@ -253,7 +254,7 @@ class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, M
         gv.initializer = ir.Constant(R.NVTYPE, [
             ir.Constant(R.I32, R.KIND[kind]), ir.Constant(R.I32, self.size_of(t)),
             ir.Constant(R.I32, count), ir.Constant(R.I32, int(has_pointers(t))),
-            elems, offsets, self.cstr(str(t)), self.to_str_hook(t)])
+            elems, offsets, self.cstr(str(t)), self.to_str_hook(t), self.base_desc(t)])
         return gv.bitcast(R.PTR)
 
     # ------------------------------------------------------------ functions and frames

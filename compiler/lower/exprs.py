@@ -71,6 +71,8 @@ class ExprLowering:
             return self.kernel_call(e, args)
         if e.recv_check is not None:
             self.recv_check(args[0], e.span, *e.recv_check)
+        if e.virtual is not None and not self.is_direct(e):
+            return self.virtual_call(e, args)
         if e.func.scc is not None:
             args.append(self.depth_arg(e.func))
         if e.func.may_raise or e.func.scc is not None:

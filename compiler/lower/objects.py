@@ -7,12 +7,14 @@ from .. import tir as T
 from ..types import ArrayT, ChannelT, ClassT, FuncT, MapT, Prim, Type
 from . import runtime_abi as R
 from .mangle import type_key
+from .vtables import HEADER
 
 
 class ObjectLowering:
     # ------------------------------------------------------------ classes
     def class_struct(self, info) -> ir.Type:
-        return ir.LiteralStructType([self.mem_ty(t) for _, t in info.fields] or [R.I8])
+        """The vtable pointer (vtables.py), then the fields, the bases' first (7.5)."""
+        return ir.LiteralStructType([R.PTR] + [self.mem_ty(t) for _, t in info.fields])
 
     def class_info_of(self, t: Type):
         for info in self.program.classes:
@@ -47,6 +49,7 @@ class ObjectLowering:
         st = self.class_struct(info)
         obj = self.rt("nv_alloc", ir.Constant(R.I64, st.get_abi_size(self.td)))
         p = self.b.bitcast(obj, st.as_pointer())
+        self.b.store(self.vtable(info), self.b.gep(p, [ir.Constant(R.I32, 0), ir.Constant(R.I32, 0)]))
         for i, (fname, ft) in enumerate(info.fields):   # 3.2: new empty arrays, maps, channels
             if isinstance(ft, (ArrayT, MapT)):
                 fresh = self.ex_Zero(T.Zero(ft, e.span, fresh=True))
@@ -55,7 +58,7 @@ class ObjectLowering:
                                 ir.Constant(R.I64, info.field_caps[fname]))
             else:
                 continue
-            self.b.store(fresh, self.b.gep(p, [ir.Constant(R.I32, 0), ir.Constant(R.I32, i)]))
+            self.b.store(fresh, self.b.gep(p, [ir.Constant(R.I32, 0), ir.Constant(R.I32, HEADER + i)]))
         if ctor is not None:
             self.set_site(e.span)
             call_args = [obj] + args
@@ -72,7 +75,7 @@ class ObjectLowering:
         msg = f"{'wrote' if write else 'read'} field '{name}' of nil {info.type}"
         self.check(ok, e.span, "nv_panic", self.cstr(msg))
         p = self.b.bitcast(obj, self.class_struct(info).as_pointer())
-        return self.b.gep(p, [ir.Constant(R.I32, 0), ir.Constant(R.I32, i)])
+        return self.b.gep(p, [ir.Constant(R.I32, 0), ir.Constant(R.I32, HEADER + i)])
 
     def bi_field(self, e: T.Builtin):
         return self.from_mem(self.b.load(self.field_ptr(e, write=False)), e.type)
@@ -149,16 +152,7 @@ class ObjectLowering:
         name = f"nvfnval.{f.symbol}"
         gv = self.module.globals.get(name)
         if gv is None:
-            entry = self.declare_func(f)
-            if f.scc is not None:          # callers through values pass no depth
-                w = ir.Function(self.module, ir.FunctionType(
-                    entry.function_type.return_type, entry.function_type.args[:-1]),
-                    name=f"nvfnentry.{f.symbol}")
-                w.linkage = "linkonce_odr"
-                wb = ir.IRBuilder(w.append_basic_block())
-                r = wb.call(entry, list(w.args) + [ir.Constant(R.I64, 0)])
-                wb.ret_void() if f.ret == Prim("void") else wb.ret(r)
-                entry = w
+            entry = self.no_depth_entry(f)  # callers through values pass no depth
             ty = ir.LiteralStructType([R.PTR, R.PTR])
             gv = ir.GlobalVariable(self.module, ty, name)
             gv.linkage = "linkonce_odr"
@@ -167,6 +161,8 @@ class ObjectLowering:
         return gv.bitcast(R.PTR)
 
     def bi_func_ref(self, e: T.Builtin):
+        if isinstance(e.extra, tuple):              # a method value A.m (7.5)
+            return self.method_value_const(*e.extra)
         return self.func_value_const(e.extra)
 
     def bi_call_value(self, e: T.Builtin):
@@ -184,8 +180,11 @@ class ObjectLowering:
     def box_any(self, v: ir.Value, src: Type) -> ir.Value:
         if src == Prim("nil"):
             return ir.Constant(R.ANY, None)
-        isnull = self.b.icmp_unsigned("==", self.b.ptrtoint(v, R.I64), ir.Constant(R.I64, 0))
-        desc = self.b.select(isnull, ir.Constant(R.PTR, None), self.desc(src))
+        if self.is_object_type(src):
+            desc = self.class_box_desc(v)          # 7.5: the dynamic class
+        else:
+            isnull = self.b.icmp_unsigned("==", self.b.ptrtoint(v, R.I64), ir.Constant(R.I64, 0))
+            desc = self.b.select(isnull, ir.Constant(R.PTR, None), self.desc(src))
         agg = self.b.insert_value(ir.Constant(R.ANY, None), self.b.bitcast(v, R.PTR), 0)
         return self.b.insert_value(agg, desc, 1)
 
@@ -193,14 +192,23 @@ class ObjectLowering:
         held = self.b.extract_value(v, 1)
         val = self.b.extract_value(v, 0)
         isnil = self.b.icmp_unsigned("==", self.b.ptrtoint(val, R.I64), ir.Constant(R.I64, 0))
-        same = self.b.icmp_unsigned("==", self.b.ptrtoint(held, R.I64),
-                                    self.b.ptrtoint(self.desc(dst), R.I64))
+        if self.is_object_type(dst):
+            same = self.extends_test(held, self.desc(dst))     # 7.5: subclasses too
+        else:
+            same = self.b.icmp_unsigned("==", self.b.ptrtoint(held, R.I64),
+                                        self.b.ptrtoint(self.desc(dst), R.I64))
         self.check(self.b.or_(isnil, same), span, "nv_panic_cast", held, self.desc(dst))
         return val
+
+    def is_object_type(self, t: Type) -> bool:
+        """A Neve class (objects with a vtable header), not File or a foreign type."""
+        return isinstance(t, ClassT) and self.class_info_of(t) is not None
 
     def bi_isa(self, e: T.Builtin):
         v = self.expr(e.args[0])
         held = self.b.extract_value(v, 1)
+        if self.is_object_type(e.extra):
+            return self.extends_test(held, self.desc(e.extra))
         return self.b.icmp_unsigned("==", self.b.ptrtoint(held, R.I64),
                                     self.b.ptrtoint(self.desc(e.extra), R.I64))
 

@@ -10,8 +10,8 @@ PTR = I8.as_pointer()
 VOID = ir.VoidType()
 
 # NvType {i32 kind, i32 size, i32 count, i32 has_ptrs, ptr elems, ptr offsets, ptr name,
-#         ptr to_str}
-NVTYPE = ir.LiteralStructType([I32, I32, I32, I32, PTR, PTR, PTR, PTR])
+#         ptr to_str, ptr base}
+NVTYPE = ir.LiteralStructType([I32, I32, I32, I32, PTR, PTR, PTR, PTR, PTR])
 # NvArray {i64 len, i64 cap, ptr data, ptr elem}
 NVARRAY = ir.LiteralStructType([I64, I64, PTR, PTR])
 # NvStr {i64 len, ptr data}
@@ -32,7 +32,7 @@ KIND = {"int": 1, "i8": 2, "i16": 3, "i32": 4, "u8": 5, "float": 6, "f64": 7, "b
 
 NORETURN = {"nv_panic", "nv_panic_str", "nv_panic_index", "nv_panic_divzero",
             "nv_panic_nil_call", "nv_assert_fail", "nv_exit", "nv_panic_depth",
-            "nv_panic_cast", "nv_global_cycle"}
+            "nv_panic_cast", "nv_global_cycle", "nv_panic_class_cast"}
 
 SIGNATURES: dict[str, tuple] = {
     "nv_panic": (VOID, [PTR]),
@@ -150,6 +150,8 @@ SIGNATURES: dict[str, tuple] = {
     "nv_dir_exists": (I32, [PTR]),
     "nv_glob": (PTR, [PTR]),
     "nv_panic_cast": (VOID, [PTR, PTR]),
+    "nv_panic_class_cast": (VOID, [PTR, PTR, PTR]),
+    "nv_type_extends": (I32, [PTR, PTR]),
     "nv_global_push": (VOID, [PTR]),
     "nv_global_pop": (VOID, []),
     "nv_global_cycle": (VOID, [PTR]),

@@ -68,6 +68,8 @@ def _pieces(x) -> list:
         return ["nil"]
     if isinstance(n, ast.SelfRef):
         return ["self"]
+    if isinstance(n, ast.SuperRef):
+        return ["super"]
     if isinstance(n, ast.CharLit):
         return ["'" + _quote(bytes([n.value]))[1:-1] + "'"]
     if isinstance(n, ast.StrLit):
@@ -183,7 +185,8 @@ def _pieces(x) -> list:
     if isinstance(n, ast.ClassDef):
         tps = ["<", ", ".join(n.tparams), ">"] if n.tparams else []
         members = [*n.fields, *([n.ctor] if n.ctor else []), *n.methods]
-        return ["(class ", n.name, *tps, *[p for m in members for p in (" ", m)], ")"]
+        base = ["(", n.base, ")"] if n.base is not None else []
+        return ["(class ", n.name, *tps, *base, *[p for m in members for p in (" ", m)], ")"]
     if isinstance(n, ast.TypeAlias):
         return ["(type ", n.name, " ", n.type, ")"]
     if isinstance(n, ast.Import):

@@ -216,6 +216,9 @@ class _Expressions:
             if w == "self":
                 self.advance()
                 return ast.SelfRef(t.span)
+            if w == "super":
+                self.advance()
+                return ast.SuperRef(t.span)
             if w == "new":
                 self.advance()
                 ty = self.type_()

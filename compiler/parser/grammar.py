@@ -26,6 +26,6 @@ _NORMALISE = {"<|": "<<", "|>": ">>"}
 _COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "//=": "//", "%=": "%"}
 _BLOCK_STATEMENTS = frozenset("if while for finish async spawn asyncs lock launch".split())
 _TOP_LEVEL_WORDS = frozenset("def class kernel gpu proto import from main".split())
-_EXPR_START_KW = frozenset("true false nil self new not layout".split()) | TYPE_KEYWORDS
+_EXPR_START_KW = frozenset("true false nil self super new not layout".split()) | TYPE_KEYWORDS
 _EXPR_START_OP = frozenset("( [ { $ - + !".split())
 from ..prescan import _LINE_END  # noqa: F401 - one definition, shared with the pre-scan

@@ -127,7 +127,7 @@ class _Statements:
                 return self.var_decl()
         elif t.is_op("..."):
             self.advance()
-            return ast.Pass(t.span)
+            return ast.Pass(t.span, ellipsis=True)
         if self.starts_decl():
             return self.decl()
         if not self.can_start_expr(t):

@@ -170,7 +170,9 @@ class _TopLevel:
             tparams = self.tparams()
         params = self.params()
         body = self.block()
-        return ast.FuncDef(n.span, name, tparams, params, ret, body, "def", is_op)
+        abstract = in_class and len(body.body) == 1 and isinstance(body.body[0], ast.Pass) \
+            and body.body[0].ellipsis
+        return ast.FuncDef(n.span, name, tparams, params, ret, body, "def", is_op, abstract)
 
     def kernel(self) -> ast.FuncDef:
         self.advance()
@@ -230,6 +232,11 @@ class _TopLevel:
         try:
             n = self.expect_name("expected class name")
             tparams = self.tparams() if self.at_op("<") else ()
+            base = None
+            if self.at_op("("):
+                self.advance()
+                base = self.type_()
+                self.expect_op(")")
         except _Sync:
             raise _Sync(quiet=True) from None     # its members are not statements: skip them
         fields: list[ast.FieldDecl] = []
@@ -239,11 +246,11 @@ class _TopLevel:
         t = self.tok
         if t.kind is not T.INDENT:
             self.error(t.span, "expected an indented block")
-            return ast.ClassDef(n.span, n.text, tparams, (), None, ())
+            return ast.ClassDef(n.span, n.text, tparams, (), None, (), base)
         if self.block_depth + 1 > MAX_NESTING:
             self.error(t.span, NESTING_MESSAGE)
             self.skip_block()
-            return ast.ClassDef(n.span, n.text, tparams, (), None, ())
+            return ast.ClassDef(n.span, n.text, tparams, (), None, (), base)
         self.advance()
         self.block_depth += 1
         try:
@@ -282,7 +289,7 @@ class _TopLevel:
                 self.advance()
         finally:
             self.block_depth -= 1
-        return ast.ClassDef(n.span, n.text, tparams, tuple(fields), ctor, tuple(methods))
+        return ast.ClassDef(n.span, n.text, tparams, tuple(fields), ctor, tuple(methods), base)
 
     def field_decl(self) -> ast.FieldDecl:
         start = self.tok

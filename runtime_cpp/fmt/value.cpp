@@ -84,6 +84,8 @@ void object_text(NvBuf* b, void* obj, const NvType* t) {
         put(b, "nil");
         return;
     }
+    if (t->kind == NV_CLASS)
+        t = nv_dyn_type(obj);          // 7.5: the dynamic class prints
     if (t->to_str) {
         NvStr* (*to_str)(void*);
         const void* f = t->to_str;

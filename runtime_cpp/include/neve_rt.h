@@ -50,6 +50,7 @@ typedef struct NvType {
     const int64_t* offsets;             /* tuple element byte offsets */
     const char* name;                   /* class / foreign type name, or the type's spelling */
     const void* to_str;                 /* classes: NvStr* (*)(void* self) for print, or NULL */
+    const struct NvType* base;          /* classes: the base class's descriptor (7.5), or NULL */
 } NvType;
 
 extern const NvType nv_type_int, nv_type_i8, nv_type_i16, nv_type_i32, nv_type_u8,
@@ -299,8 +300,10 @@ int32_t nv_dir_exists(const NvStr* path);
 NvArray* nv_glob(const NvStr* pattern);             /* sorted array<str>; no match: empty */
 
 /* ------------------------------------------------------------------ objects and dynamic types
- * Class objects are plain collected structs of their fields (no header); an NV_CLASS value in
- * memory is the object pointer and its descriptor's to_str (if any) renders it. Function values
+ * A class object is a collected struct whose first word points at its class's vtable, whose
+ * first entry is the class's descriptor (7.5: the dynamic class); then come the fields, the
+ * bases' first. An NV_CLASS value in memory is the object pointer; the dynamic class's to_str
+ * (if any) renders it. Function values
  * point at a constant NvFuncValue. `any` is two words, NvAny {value, dynamic type}: the
  * compiler boxes the static type on conversion; descriptors are unique per type program-wide
  * (the compiler emits them with one mangled name each), so a cast compares pointers. */
@@ -339,6 +342,12 @@ void nv_global_cycle(const char* name) __attribute__((noreturn));
 void nv_gc_root(void** slot);
 /* "failed cast: any holds X, not C" (X = the held type's name, `nil`, `foreign pointer`) */
 void nv_panic_cast(const NvType* held, const NvType* want) __attribute__((noreturn));
+/* 7.5: the dynamic class of a non-nil object; whether class `t` is `want` or a subclass of it
+ * (checked casts and isa); "failed cast: Layer holds Conv, not Scale" (the static type first) */
+const NvType* nv_dyn_type(const void* obj);
+int32_t nv_type_extends(const NvType* t, const NvType* want);
+void nv_panic_class_cast(const NvType* stat, const void* obj, const NvType* want)
+    __attribute__((noreturn));
 
 /* ------------------------------------------------------------------ threads (9.1-9.3, 9.6)
  * Thread bodies are compiled to `void body(void* env)`; env is a collected object holding the

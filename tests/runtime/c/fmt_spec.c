@@ -36,7 +36,7 @@ static void P(const char* s, int align, int width) {
 }
 
 /* classes */
-typedef struct { int64_t x, y; } Point;
+typedef struct { const void* const* vtable; int64_t x, y; } Point;   /* 7.5: header first */
 static NvStr* point_to_str(void* self) {
     Point* p = (Point*)self;
     NvBuf b;
@@ -50,6 +50,7 @@ static NvStr* point_to_str(void* self) {
 }
 static const NvType t_point = {NV_CLASS, 8, 0, 1, NULL, NULL, "Point", (const void*)point_to_str};
 static const NvType t_counter = {NV_CLASS, 8, 0, 1, NULL, NULL, "Counter", NULL};
+static const void* const vt_point[] = {&t_point}, * const vt_counter[] = {&t_counter};   /* [0]: the class */
 static const NvType t_any = {NV_ANY, 16, 0, 1, NULL, NULL, "any"};
 static const NvType t_foreign = {NV_FOREIGN, 8, 0, 0, NULL, NULL, "FILE"};
 static const NvType t_fn = {NV_FUNCTION, 8, 0, 1, NULL, NULL, "fn(int) -> int"};
@@ -134,7 +135,9 @@ int main(int argc, char** argv) {
     Point* p = (Point*)nv_alloc(sizeof(Point));
     p->x = 3;
     p->y = -4;
+    p->vtable = vt_point;
     void* c = nv_alloc(8);
+    *(const void* const**)c = vt_counter;
     void* nilobj = NULL;
     show(&p, &t_point);
     show(&c, &t_counter);

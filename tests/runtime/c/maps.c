@@ -39,7 +39,7 @@ static const NvType* const tm_e[] = {&t_tup, &t_mixed};
 static const NvType t_map_tm = {NV_MAP, 8, 0, 1, tm_e, NULL, "map<tuple<int, str>, tuple<char, f64, bool>>"};
 
 /* classes: Point has to_str, Box does not; keys by identity */
-typedef struct { int64_t x, y; } Point;
+typedef struct { const void* const* vtable; int64_t x, y; } Point;   /* 7.5: header first */
 static NvStr* point_to_str(void* self) {
     Point* p = (Point*)self;
     NvBuf b;
@@ -53,6 +53,7 @@ static NvStr* point_to_str(void* self) {
 }
 static const NvType t_point = {NV_CLASS, 8, 0, 1, NULL, NULL, "Point", (const void*)point_to_str};
 static const NvType t_box = {NV_CLASS, 8, 0, 1, NULL, NULL, "Box", NULL};
+static const void* const vt_point[] = {&t_point}, * const vt_box[] = {&t_box};   /* [0]: the class */
 static const NvType* const pi_e[] = {&t_point, &nv_type_int};
 static const NvType t_map_pi = {NV_MAP, 8, 0, 1, pi_e, NULL, "map<Point, int>"};
 static const NvType t_any = {NV_ANY, 16, 0, 1, NULL, NULL, "any"};
@@ -258,6 +259,7 @@ int main(int argc, char** argv) {
     Point* p2 = (Point*)nv_alloc(sizeof(Point));
     p1->x = 1; p1->y = 2;
     p2->x = 1; p2->y = 2;
+    p1->vtable = p2->vtable = vt_point;
     NvMap* mp = nv_map_new(&t_point, &nv_type_int);
     *(int64_t*)nv_map_slot(mp, &p1) = 10;
     *(int64_t*)nv_map_slot(mp, &p2) = 20;
@@ -266,6 +268,7 @@ int main(int argc, char** argv) {
     show_map(mp, &t_map_pi);
     NvMap* ma = nv_map_new(&t_any, &nv_type_int);
     void* box = nv_alloc(8);
+    *(const void* const**)box = vt_box;
     NvAny x1 = {p1, &t_point}, x2 = {p1, &t_point}, x3 = {box, &t_box}, xnil = {NULL, NULL};
     *(int64_t*)nv_map_slot(ma, &x1) = 1;
     *(int64_t*)nv_map_slot(ma, &x2) += 1;
