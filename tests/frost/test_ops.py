@@ -133,6 +133,33 @@ def cases(torch=None):
                          lambda a: a.mean(0, keepdim=True))
     c["view_row"] = (dict(a=r(2, 2, 3)), lambda a: a.reshape(-1, 6)[1] * a.reshape(-1)[2:8],
                      lambda a: a.reshape(-1, 6)[1] * a.reshape(-1)[2:8])
+    # strided views (non-contiguous inputs to every kind of op)
+    c["transpose"] = (dict(a=r(2, 3, 4)), lambda a: a.transpose(2, 1, 0) * 2, lambda a: a.transpose(0, 2) * 2)
+    c["permute_add"] = (dict(a=r(2, 3, 4), b=r(3)), lambda a, b: a.transpose(2, 0, 1) + b,
+                        lambda a, b: a.permute(2, 0, 1) + b)
+    c["t_matmul"] = (dict(a=r(4, 3), b=r(4, 5)), lambda a, b: a.T @ b, lambda a, b: a.t() @ b)
+    c["mT_matmul"] = (dict(a=r(2, 3, 4), b=r(2, 5, 4)), lambda a, b: a @ b.swapaxes(-1, -2),
+                      lambda a, b: a @ b.mT)
+    c["expand"] = (dict(a=r(3, 1), b=r(2, 3, 4)), lambda a, b: np.broadcast_to(a, (2, 3, 4)) * b,
+                   lambda a, b: a.expand(2, 3, 4) * b)
+    c["broadcast_to_sum"] = (dict(a=r(3)), lambda a: np.broadcast_to(a, (4, 3)).sum(0),
+                             lambda a: a.broadcast_to((4, 3)).sum(0))
+    c["squeeze_unsqueeze"] = (dict(a=r(3, 1, 4), b=r(2, 3, 4)), lambda a, b: a[:, 0][None] * b,
+                              lambda a, b: a.squeeze(1).unsqueeze(0) * b)
+    c["slice_step"] = (dict(a=r(3, 6), b=r(3, 2)), lambda a, b: a[:, 1:5:2] * b, lambda a, b: a[:, 1:5:2] * b)
+    c["slice_negative"] = (dict(a=r(4, 3)), lambda a: a[-2:].T * 3, lambda a: a[-2:].t() * 3)
+    c["narrow_relu"] = (dict(a=r(2, 3, 4)), lambda a: np.maximum(a[:, :, 1:3], 0),
+                        lambda a: F.relu(a.narrow(2, 1, 2)) if F else None)
+    c["select_matmul"] = (dict(a=r(2, 3, 4), b=r(4, 2)), lambda a, b: a[:, -1] @ b, lambda a, b: a[:, -1] @ b)
+    c["softmax_transposed"] = (dict(a=r(5, 3, lo=-3, hi=3)), lambda a: np.exp(np_log_softmax(a.T)),
+                               lambda a: F.softmax(a.t(), 1) if F else None)
+    c["reshape_transposed"] = (dict(a=r(2, 3), b=r(6)), lambda a, b: a.T.reshape(-1) * b,
+                               lambda a, b: a.t().reshape(-1) * b)
+    c["conv_permuted"] = (dict(a=r(1, 4, 5, 2), w=r(3, 2, 3, 3)),
+                          lambda a, w: np_conv2d(a.transpose(0, 3, 1, 2), w, None, 1, 1),
+                          lambda a, w: F.conv2d(a.permute(0, 3, 1, 2), w, padding=1) if F else None)
+    c["view_of_view"] = (dict(a=r(4, 5), b=r(12)), lambda a, b: a.T[0:3].T.reshape(-1) - b,
+                         lambda a, b: a.t()[0:3].transpose(0, 1).contiguous().view(-1) - b)
     return c
 
 
