@@ -7,12 +7,15 @@ sum(out * gout) for a random upstream gradient gout, so input gradients are vect
 products that finite differences check directly."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
 from .helpers import HERE, load, rel_err, run_nv, save, torch_or_skip
 
 TOL = 1e-3
+TOL_EW = 1e-5   # element-wise ops (issue 17)
 rng = np.random.default_rng(8)
 
 
@@ -160,7 +163,55 @@ def cases(torch=None):
                           lambda a, w: F.conv2d(a.permute(0, 3, 1, 2), w, padding=1) if F else None)
     c["view_of_view"] = (dict(a=r(4, 5), b=r(12)), lambda a, b: a.T[0:3].T.reshape(-1) - b,
                          lambda a, b: a.t()[0:3].transpose(0, 1).contiguous().view(-1) - b)
+    # element-wise math and activations (pointwise.nv kernels)
+    T = torch
+    sig = lambda a: 1 / (1 + np.exp(-a))
+    erf = np.vectorize(math.erf)
+    c["exp"] = (dict(a=r(3, 4)), lambda a: np.exp(a.T), lambda a: T.exp(a.t()))
+    c["log"] = (dict(a=r(3, 4, lo=0.2, hi=3)), lambda a: np.log(a), lambda a: T.log(a))
+    c["log1p"] = (dict(a=r(3, 4, lo=-0.5, hi=1e-3)), lambda a: np.log1p(a), lambda a: T.log1p(a))
+    c["sqrt"] = (dict(a=r(3, 4, lo=0.2, hi=3)), lambda a: np.sqrt(a), lambda a: T.sqrt(a))
+    c["rsqrt"] = (dict(a=r(2, 4, lo=0.2, hi=3)), lambda a: 1 / np.sqrt(a[:, 0:4:2]),
+                  lambda a: T.rsqrt(a[:, 0:4:2]))
+    c["abs"] = (dict(a=r(3, 4)), lambda a: np.abs(a), lambda a: T.abs(a))
+    c["sign"] = (dict(a=r(3, 4)), lambda a: np.sign(a) * a, lambda a: T.sign(a) * a)
+    c["neg"] = (dict(a=r(3, 4)), lambda a: -a, lambda a: T.neg(a))
+    c["tanh"] = (dict(a=r(3, 4, lo=-2, hi=2)), lambda a: np.tanh(a), lambda a: T.tanh(a))
+    c["sigmoid"] = (dict(a=r(3, 4, lo=-4, hi=4)), lambda a: sig(a), lambda a: T.sigmoid(a))
+    c["pow_scalar"] = (dict(a=r(3, 4, lo=0.1, hi=2)), lambda a: a ** 3 + np.abs(a) ** 0.5,
+                       lambda a: a.pow(3.0) + a.abs().pow(0.5))
+    c["pow"] = (dict(a=r(3, 4, lo=0.2, hi=2), b=r(4, lo=-1.5, hi=2)), lambda a, b: a ** b,
+                lambda a, b: T.pow(a, b))
+    c["clamp"] = (dict(a=r(4, 5)), lambda a: np.clip(a, -0.5, 0.25), lambda a: T.clamp(a, -0.5, 0.25))
+    c["minimum"] = (dict(a=r(3, 4), b=r(4)), lambda a, b: np.minimum(a, b), lambda a, b: T.minimum(a, b))
+    c["maximum"] = (dict(a=r(4, 3), b=r(3, 1)), lambda a, b: np.maximum(a.T, b),
+                    lambda a, b: T.maximum(a.t(), b))
+    c["where"] = (dict(a=r(3, 4), b=r(1, 4)), lambda a, b: np.where(a > b, a, b * 2),
+                  lambda a, b: T.where(a > b, a, b * 2))
+    cmp = lambda a, b: ((a == b) + (a != b) * 2.0 + (a < b) * 4.0 + (a <= b) * 8.0 + (a > b) * 16.0 + (a >= b) * 32.0) * a
+    c["compare"] = (dict(a=np.array([[0.5, -1.0, 0.25], [0.0, 2.0, -0.5]]), b=np.array([0.5, 0.0, 1.0])), cmp, cmp)
+    c["gelu"] = (dict(a=r(3, 5, lo=-3, hi=3)), lambda a: 0.5 * a * (1 + erf(a / math.sqrt(2))),
+                 lambda a: F.gelu(a) if F else None)
+    c["gelu_tanh"] = (dict(a=r(3, 5, lo=-3, hi=3)),
+                      lambda a: 0.5 * a * (1 + np.tanh(math.sqrt(2 / math.pi) * (a + 0.044715 * a ** 3))),
+                      lambda a: F.gelu(a, approximate="tanh") if F else None)
+    c["silu"] = (dict(a=r(4, 3, lo=-4, hi=4)), lambda a: a.T * sig(a.T), lambda a: F.silu(a.t()) if F else None)
+    c["softmax_dim0"] = (dict(a=r(3, 4, lo=-3, hi=3)), lambda a: np.exp(a) / np.exp(a).sum(0, keepdims=True),
+                         lambda a: F.softmax(a, 0) if F else None)
+    c["log_softmax_mid"] = (dict(a=r(2, 3, 4, lo=-3, hi=3)),
+                            lambda a: np_log_softmax(a.transpose(0, 2, 1)),
+                            lambda a: F.log_softmax(a.transpose(1, 2), 1) if F else None)
     return c
+
+
+POINTWISE = ["exp", "log", "log1p", "sqrt", "rsqrt", "abs", "sign", "neg", "tanh", "sigmoid",
+             "pow_scalar", "pow", "clamp", "minimum", "maximum", "where", "compare", "gelu",
+             "gelu_tanh", "silu"]
+NO_FD = {"compare"}   # piecewise constant with ties: finite differences are meaningless there
+
+
+def tol(name):
+    return TOL_EW if name in POINTWISE else TOL
 
 
 def finite_diff(f, inputs, name, gout, h=1e-6):
@@ -178,9 +229,14 @@ def finite_diff(f, inputs, name, gout, h=1e-6):
 
 
 @pytest.fixture(scope="module")
-def frost_results(tmp_path_factory):
+def ops_dir(tmp_path_factory):
+    return tmp_path_factory.mktemp("ops")
+
+
+@pytest.fixture(scope="module")
+def frost_results(ops_dir):
     """Run every case through Frost once: {case: (inputs, gout, out, {input: grad})}."""
-    d = tmp_path_factory.mktemp("ops")
+    d = ops_dir
     res = {}
     for name, (inputs, f, _) in cases().items():
         out_ref = np.asarray(f(**inputs))
@@ -205,10 +261,12 @@ def frost_results(tmp_path_factory):
 def test_forward_and_backward_vs_numpy_and_finite_differences(frost_results, name):
     inputs, gout, got, grads = frost_results[name]
     _, f, _ = cases()[name]
-    assert rel_err(got, f(**inputs)) < TOL, "forward"
+    assert rel_err(got, f(**inputs)) < tol(name), "forward"
+    if name in NO_FD:
+        return
     for k, g in grads.items():
         fd = finite_diff(f, {a: b.copy() for a, b in inputs.items()}, k, gout)
-        assert rel_err(g, fd) < TOL, f"d/d{k}"
+        assert rel_err(g, fd) < tol(name), f"d/d{k}"
 
 
 @pytest.mark.parametrize("name", list(cases()))
@@ -219,6 +277,17 @@ def test_forward_and_backward_vs_pytorch(frost_results, name):
     ts = {k: torch.tensor(v, dtype=torch.float64, requires_grad=(k != "target" and not k.startswith("buf_"))) for k, v in inputs.items()}
     y = tf(**ts)
     (y * torch.tensor(gout, dtype=torch.float64)).sum().backward()
-    assert rel_err(got, y.detach().numpy()) < TOL, "forward"
+    assert rel_err(got, y.detach().numpy()) < tol(name), "forward"
     for k, g in grads.items():
-        assert rel_err(g, ts[k].grad.numpy()) < TOL, f"d/d{k}"
+        want = ts[k].grad.numpy() if ts[k].grad is not None else np.zeros_like(g)   # unused input
+        assert rel_err(g, want) < tol(name), f"d/d{k}"
+
+
+def test_pointwise_host_loops_match_kernels(frost_results, ops_dir):
+    """FROST_KERNELS=0 runs pointwise.nv's plain-loop twins: same values as the kernels."""
+    run_nv(HERE / "ops_driver.nv", str(ops_dir), *POINTWISE, cwd=ops_dir, env={"FROST_KERNELS": "0"})
+    for name in POINTWISE:
+        inputs, _, got, grads = frost_results[name]
+        assert rel_err(load(ops_dir / f"{name}.out", got.shape), got) < 1e-6, name
+        for k, g in grads.items():
+            assert rel_err(load(ops_dir / f"{name}.grad_{k}", g.shape), g) < 1e-6, f"{name} d/d{k}"
