@@ -163,6 +163,18 @@ def cases(torch=None):
                           lambda a, w: F.conv2d(a.permute(0, 3, 1, 2), w, padding=1) if F else None)
     c["view_of_view"] = (dict(a=r(4, 5), b=r(12)), lambda a, b: a.T[0:3].T.reshape(-1) - b,
                          lambda a, b: a.t()[0:3].transpose(0, 1).contiguous().view(-1) - b)
+    # matmul broadcasting batch dimensions as torch.matmul, bmm
+    mm = lambda a, b: a @ b
+    c["matmul_bcast_left"] = (dict(a=r(3, 4), b=r(2, 4, 5)), mm, mm)
+    c["matmul_vec_batch"] = (dict(a=r(5), b=r(3, 5, 2)), mm, mm)
+    c["matmul_bcast_one"] = (dict(a=r(2, 3, 4), b=r(1, 4, 5)), mm, mm)
+    c["matmul_mv"] = (dict(a=r(3, 4), b=r(4)), mm, mm)
+    c["matmul_dot"] = (dict(a=r(4), b=r(4)), lambda a, b: np.float64(a @ b), mm)
+    c["matmul_batch_mv"] = (dict(a=r(2, 1, 3, 4), b=r(4)), mm, mm)
+    c["matmul_4d"] = (dict(a=r(2, 1, 3, 4), b=r(3, 4, 2)), mm, mm)
+    c["bmm"] = (dict(a=r(3, 2, 4), b=r(3, 5, 4)), lambda a, b: a @ b.transpose(0, 2, 1),
+                lambda a, b: T.bmm(a, b.transpose(1, 2)))
+    c["bmm_one"] = (dict(a=r(1, 2, 3), b=r(1, 3, 2)), mm, lambda a, b: T.bmm(a, b))
     # element-wise math and activations (pointwise.nv kernels)
     T = torch
     sig = lambda a: 1 / (1 + np.exp(-a))
