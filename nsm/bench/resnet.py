@@ -46,7 +46,7 @@ class Options:
     flip: bool = True
     normalize: bool = True
     optimizer: str = "sgd"
-    lr: float = 0.05
+    lr: float = 0.01   # 0.05 at batch 32 diverged within 5 steps on both systems (issue 17)
     momentum: float = 0.9
     nesterov: bool = False
     weight_decay: float = 5e-4

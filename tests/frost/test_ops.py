@@ -175,6 +175,29 @@ def cases(torch=None):
     c["bmm"] = (dict(a=r(3, 2, 4), b=r(3, 5, 4)), lambda a, b: a @ b.transpose(0, 2, 1),
                 lambda a, b: T.bmm(a, b.transpose(1, 2)))
     c["bmm_one"] = (dict(a=r(1, 2, 3), b=r(1, 3, 2)), mm, lambda a, b: T.bmm(a, b))
+    # reductions along dims (reduce.nv), cat / stack / split / chunk (join.nv)
+    c["max_dim"] = (dict(a=r(3, 5)), lambda a: a.max(1) + a.argmax(1),
+                    lambda a: T.max(a, 1).values + T.max(a, 1).indices)
+    c["min_keepdim"] = (dict(a=r(3, 4)), lambda a: a.T.min(0, keepdims=True) * 2 + a.T.argmin(0)[None],
+                        lambda a: T.min(a.t(), 0, keepdim=True).values * 2 + T.min(a.t(), 0, keepdim=True).indices)
+    c["amax_all"] = (dict(a=r(3, 4)), lambda a: np.float64(a.max()), lambda a: T.amax(a))
+    c["amin_dim"] = (dict(a=r(2, 3, 4)), lambda a: a.min(-1, keepdims=True), lambda a: T.amin(a, -1, keepdim=True))
+    c["var_dim"] = (dict(a=r(3, 5)), lambda a: a.var(1, ddof=1), lambda a: a.var(1))
+    c["var_biased_keepdim"] = (dict(a=r(4, 3)), lambda a: a.var(0, keepdims=True),
+                               lambda a: a.var(0, unbiased=False, keepdim=True))
+    c["std_all"] = (dict(a=r(3, 4)), lambda a: np.float64(a.std(ddof=1)), lambda a: a.std())
+    lse = lambda x, d, k=False: np.log(np.exp(x).sum(d, keepdims=k))
+    c["logsumexp"] = (dict(a=r(3, 5, lo=-3, hi=3)), lambda a: lse(a, 1), lambda a: T.logsumexp(a, 1))
+    c["logsumexp_keepdim"] = (dict(a=r(3, 4, lo=-3, hi=3)), lambda a: lse(a.T, 0, True),
+                              lambda a: T.logsumexp(a.t(), 0, keepdim=True))
+    c["cat"] = (dict(a=r(2, 3), b=r(4, 2)), lambda a, b: np.concatenate([a, b.T, a[:, :1]], 1),
+                lambda a, b: T.cat([a, b.t(), a[:, :1]], 1))
+    c["stack"] = (dict(a=r(2, 3), b=r(2, 3)), lambda a, b: np.stack([a, b], 1), lambda a, b: T.stack([a, b], 1))
+    c["split"] = (dict(a=r(3, 5)), lambda a: a[:, 0:2] * a[:, 2:4] + np.concatenate([a[:, 4:], a[:, 4:]], 1),
+                  lambda a: a[:, 0:2] * a[:, 2:4] + T.cat([a[:, 4:], a[:, 4:]], 1))
+    c["chunk"] = (dict(a=r(5, 2), b=r(5, 2)), lambda a, b: np.concatenate([a[4:], a[:2], a[2:4]], 0) * b,
+                  lambda a, b: T.cat([T.chunk(a, 3, 0)[i] for i in (2, 0, 1)], 0) * b)
+    c["split_sizes"] = (dict(a=r(2, 4)), lambda a: a[:, 1:] * a[:, :1], lambda a: T.split(a, [1, 3], -1)[1] * T.split(a, [1, 3], -1)[0])
     # element-wise math and activations (pointwise.nv kernels)
     T = torch
     sig = lambda a: 1 / (1 + np.exp(-a))
