@@ -91,6 +91,8 @@ def np_ce(a, target):
 def cases(torch=None):
     F = torch.nn.functional if torch else None
     c = {}
+    T = torch
+    sig = lambda a: 1 / (1 + np.exp(-a))
     c["add"] = (dict(a=r(3, 4), b=r(4)), lambda a, b: a + b, lambda a, b: a + b)
     c["sub"] = (dict(a=r(2, 3, 4), b=r(3, 1)), lambda a, b: a - b, lambda a, b: a - b)
     c["mul"] = (dict(a=r(3, 4), b=r(3, 1)), lambda a, b: a * b, lambda a, b: a * b)
@@ -198,9 +200,29 @@ def cases(torch=None):
     c["chunk"] = (dict(a=r(5, 2), b=r(5, 2)), lambda a, b: np.concatenate([a[4:], a[:2], a[2:4]], 0) * b,
                   lambda a, b: T.cat([T.chunk(a, 3, 0)[i] for i in (2, 0, 1)], 0) * b)
     c["split_sizes"] = (dict(a=r(2, 4)), lambda a: a[:, 1:] * a[:, :1], lambda a: T.split(a, [1, 3], -1)[1] * T.split(a, [1, 3], -1)[0])
+    # losses with integer labels, ignore_index, label smoothing; BCE
+    def np_ce_full(x, t, ignore=-100, eps=0.0):
+        lp = np_log_softmax(x)
+        keep = t != ignore
+        ti = np.where(keep, t, 0).astype(int)
+        nll = -lp[np.arange(len(t)), ti]
+        smooth = -lp.mean(1)
+        return ((1 - eps) * nll + eps * smooth)[keep].mean()
+    c["ce_ignore"] = (dict(a=r(4, 3, lo=-2, hi=2), target=np.array([0., 2., 1., 2.])),
+                      lambda a, target: np_ce_full(a, target, 2),
+                      lambda a, target: F.cross_entropy(a, target.long(), ignore_index=2) if F else None)
+    c["ce_smoothing"] = (dict(a=r(5, 3, lo=-2, hi=2), target=np.array([4., 0., 1.])),
+                         lambda a, target: np_ce_full(a.T, target, -100, 0.1),
+                         lambda a, target: F.cross_entropy(a.t(), target.long(), label_smoothing=0.1) if F else None)
+    c["ce_labels"] = (dict(a=r(3, 5, lo=-2, hi=2)), lambda a: np_ce_full(a, np.array([4, 0, 2]), 0, 0.2),
+                      lambda a: F.cross_entropy(a, T.tensor([4, 0, 2]), ignore_index=0, label_smoothing=0.2) if F else None)
+    c["bce"] = (dict(a=r(3, 4, lo=-3, hi=3), y=r(3, 4, lo=0, hi=1)),
+                lambda a, y: -(y * np.log(sig(a)) + (1 - y) * np.log(1 - sig(a))).mean(),
+                lambda a, y: F.binary_cross_entropy(T.sigmoid(a), y) if F else None)
+    c["bce_logits"] = (dict(a=r(3, 4, lo=-3, hi=3), y=r(3, 4, lo=0, hi=1)),
+                       lambda a, y: -(y * np.log(sig(a)) + (1 - y) * np.log(1 - sig(a))).mean(),
+                       lambda a, y: F.binary_cross_entropy_with_logits(a, y) if F else None)
     # element-wise math and activations (pointwise.nv kernels)
-    T = torch
-    sig = lambda a: 1 / (1 + np.exp(-a))
     erf = np.vectorize(math.erf)
     c["exp"] = (dict(a=r(3, 4)), lambda a: np.exp(a.T), lambda a: T.exp(a.t()))
     c["log"] = (dict(a=r(3, 4, lo=0.2, hi=3)), lambda a: np.log(a), lambda a: T.log(a))
