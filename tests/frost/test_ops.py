@@ -222,6 +222,14 @@ def cases(torch=None):
     c["bce_logits"] = (dict(a=r(3, 4, lo=-3, hi=3), y=r(3, 4, lo=0, hi=1)),
                        lambda a, y: -(y * np.log(sig(a)) + (1 - y) * np.log(1 - sig(a))).mean(),
                        lambda a, y: F.binary_cross_entropy_with_logits(a, y) if F else None)
+    # indexing with int64 tensors
+    c["index_select"] = (dict(a=r(3, 4)), lambda a: a.T[:, [2, 0, 2]],
+                         lambda a: T.index_select(a.t(), 1, T.tensor([2, 0, 2])))
+    gi = np.array([[0, 2], [2, 1], [1, 0]])
+    c["gather"] = (dict(a=r(3, 4)), lambda a: np.take_along_axis(a, gi, 1),
+                   lambda a: T.gather(a, 1, T.tensor(gi)))
+    c["embedding"] = (dict(a=r(4, 3)), lambda a: a[np.array([[1, 3], [1, 0]])],
+                      lambda a: F.embedding(T.tensor([[1, 3], [1, 0]]), a) if F else None)
     # element-wise math and activations (pointwise.nv kernels)
     erf = np.vectorize(math.erf)
     c["exp"] = (dict(a=r(3, 4)), lambda a: np.exp(a.T), lambda a: T.exp(a.t()))
