@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .types import ArrayT, ClassT, Type, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, U8, BF16
 
-MATH1 = ("sqrt", "exp", "log", "log2", "sin", "cos", "tanh", "floor", "ceil", "round")
+MATH1 = ("sqrt", "exp", "log", "log2", "sin", "cos", "tanh", "erf", "floor", "ceil", "round")
 
 # name -> (parameter types, defaults (ast-free constants), result, raises)
 FIXED: dict[str, tuple[tuple[Type, ...], tuple, Type, bool]] = {
@@ -61,5 +61,5 @@ PHASE2_INTRINSICS = ("cp_async16", "cp_commit_group", "cp_wait_group", "ldmatrix
                      "ldmatrix_x2", "mma_16x8x16")
 KERNEL_CALLS = set(KERNEL_ONLY) | set(HOST_ONLY) | {"atomic_add", "size_of"}
 # math kernel code may call (12.2): the CPU target inlines it, the GPU target uses libdevice
-KERNEL_MATH = {"sqrt", "exp", "log", "tanh", "floor", "ceil", "pow", "min", "max", "abs",
+KERNEL_MATH = {"sqrt", "exp", "log", "tanh", "erf", "floor", "ceil", "pow", "min", "max", "abs",
                "isnan", "isinf"}

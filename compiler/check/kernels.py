@@ -44,7 +44,7 @@ INDEX_NAMES = {
 PREDECLARED = set(INDEX_NAMES) | {"warp", "lane"}
 # Builtins kernel code may use (12.2), by typed-IR name.
 KERNEL_OK = {"k.index", "k.warp", "k.lane", "k.sync", "k.shfl", "k.shared", "atomic_add",
-             "min", "max", "abs", "pow", "sqrt", "exp", "log", "tanh", "floor", "ceil",
+             "min", "max", "abs", "pow", "sqrt", "exp", "log", "tanh", "erf", "floor", "ceil",
              "isnan", "isinf", "offby_fixed", "offby_buffer"}
 ATOMIC_TYPES = ("int", "i32", "float", "f64")
 ELEM_SIZES = {"int": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "char": 1, "bool": 1,

@@ -30,9 +30,9 @@ RAISING = {"arange_int", "arange_float", "to_int", "to_float", "to_f64", "pow_in
 BOOL_RESULT = {"str.startswith": "nv_str_startswith", "str.endswith": "nv_str_endswith",
                "file_exists": "nv_file_exists", "dir_exists": "nv_dir_exists"}
 MATH_F32 = {"exp": "expf", "log": "logf", "log2": "log2f", "sin": "sinf", "cos": "cosf",
-            "tanh": "tanhf", "pow": "powf"}
+            "tanh": "tanhf", "erf": "erff", "pow": "powf"}
 MATH_F64 = {"exp": "exp", "log": "log", "log2": "log2", "sin": "sin", "cos": "cos",
-            "tanh": "tanh", "pow": "pow"}
+            "tanh": "tanh", "erf": "erf", "pow": "pow"}
 LLVM_MATH = {"sqrt": "llvm.sqrt", "floor": "llvm.floor", "ceil": "llvm.ceil",
              "round": "llvm.roundeven"}
 
@@ -155,7 +155,7 @@ class IntrinsicLowering:
         fn = (MATH_F64 if e.type == F64 else MATH_F32)[e.name]
         return self.rt(fn, x)
 
-    bi_sqrt = bi_exp = bi_log = bi_log2 = bi_sin = bi_cos = bi_tanh = math1
+    bi_sqrt = bi_exp = bi_log = bi_log2 = bi_sin = bi_cos = bi_tanh = bi_erf = math1
     bi_floor = bi_ceil = bi_round = math1
 
     def bi_isnan(self, e: T.Builtin):

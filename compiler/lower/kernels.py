@@ -106,7 +106,7 @@ class KernelLowering:
         x = args[0]
         if name in LLVM_MATH:
             return self.intrinsic1(LLVM_MATH[name], x)
-        if name in ("exp", "log", "tanh", "pow"):
+        if name in ("exp", "log", "tanh", "erf", "pow"):
             return self.rt((MATH_F64 if t == F64 else MATH_F32)[name], *args)
         if name in ("min", "max"):
             y = args[1]

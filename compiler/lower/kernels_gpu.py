@@ -26,7 +26,8 @@ CLAMP = 0x1f                    # c operand of shfl.sync for width 32: ((32 - w)
 # LLVM intrinsics that need no library; everything else in MATH comes from libdevice.
 _LLVM_MATH = {"sqrt": "llvm.sqrt", "floor": "llvm.floor", "ceil": "llvm.ceil",
               "abs": "llvm.fabs", "min": "llvm.minnum", "max": "llvm.maxnum"}
-_LIBDEVICE_MATH = {"exp": "__nv_exp", "log": "__nv_log", "pow": "__nv_pow", "tanh": "__nv_tanh"}
+_LIBDEVICE_MATH = {"exp": "__nv_exp", "log": "__nv_log", "pow": "__nv_pow", "tanh": "__nv_tanh",
+                   "erf": "__nv_erf"}
 MATH = frozenset(_LLVM_MATH) | frozenset(_LIBDEVICE_MATH)
 SREGS = {"tx": ("tid", "x"), "ty": ("tid", "y"), "tz": ("tid", "z"),
          "bx": ("ctaid", "x"), "by": ("ctaid", "y"), "bz": ("ctaid", "z"),

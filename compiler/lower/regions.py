@@ -194,7 +194,7 @@ def defs_and_levels(stmts: list):
 
 
 UNIFORM_INDEX = ("block", "block_dim", "grid_dim")
-PURE_BUILTINS = {"min", "max", "abs", "pow", "sqrt", "exp", "log", "tanh", "floor", "ceil",
+PURE_BUILTINS = {"min", "max", "abs", "pow", "sqrt", "exp", "log", "tanh", "erf", "floor", "ceil",
                  "isnan", "isinf", "k.shared", "offby_buffer", "offby_fixed"}
 
 

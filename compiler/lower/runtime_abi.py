@@ -200,6 +200,7 @@ SIGNATURES: dict[str, tuple] = {
     "sinf": (F32, [F32]), "sin": (F64, [F64]),
     "cosf": (F32, [F32]), "cos": (F64, [F64]),
     "tanhf": (F32, [F32]), "tanh": (F64, [F64]),
+    "erff": (F32, [F32]), "erf": (F64, [F64]),
 }
 
 

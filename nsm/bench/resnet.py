@@ -8,7 +8,7 @@ Plan of one run (all files under the --out folder):
 3. PyTorch (--compare torch): torch_side.py in its own process, from init.safetensors, on the same
    batches; writes torch.json;
 4. report.py: statistics, report.json, plot.png, the table.
-Peak RSS is each process's own (wait4). Threads: OMP_NUM_THREADS and NEVE_KERNEL_THREADS for
+Peak RSS is each process's own (VmHWM sampled while it runs; see run_process). Threads: OMP_NUM_THREADS and NEVE_KERNEL_THREADS for
 Frost, torch.set_num_threads (and OMP_NUM_THREADS) for PyTorch.
 """
 from __future__ import annotations
@@ -46,7 +46,7 @@ class Options:
     flip: bool = True
     normalize: bool = True
     optimizer: str = "sgd"
-    lr: float = 0.05
+    lr: float = 0.01   # 0.05 at batch 32 diverged within 5 steps on both systems (issue 17)
     momentum: float = 0.9
     nesterov: bool = False
     weight_decay: float = 5e-4
@@ -96,13 +96,32 @@ def _kv(cfg: dict) -> str:
 
 def run_process(cmd: list[str], env: dict, log: Path) -> tuple[int, float, int]:
     """Run cmd with its output in log: (exit status, wall seconds, peak RSS bytes of the process
-    itself, from wait4)."""
+    itself). The peak is VmHWM of /proc/PID/status, sampled every 20 ms until exit: wait4's
+    ru_maxrss would include the forking nsm process's own footprint, which the kernel carries
+    over exec into the child's high-water mark."""
     t0 = time.perf_counter()
+    peak = 0
     with open(log, "w") as f:
         p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env)
-        _, status, usage = os.wait4(p.pid, 0)
+        while True:
+            peak = max(peak, vm_hwm(p.pid))
+            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                break
+            time.sleep(0.02)
         p.returncode = os.waitstatus_to_exitcode(status)
-    return p.returncode, time.perf_counter() - t0, usage.ru_maxrss * 1024
+    return p.returncode, time.perf_counter() - t0, peak or usage.ru_maxrss * 1024
+
+
+def vm_hwm(pid: int) -> int:
+    """Peak resident set size in bytes of a running process (0 once it has exited)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
 
 
 def _fail_log(what: str, log: Path) -> NsmError:

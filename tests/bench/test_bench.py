@@ -96,3 +96,17 @@ def test_list_and_bad_options(tmp_path):
     r = CliRunner().invoke(cli, ["bench", "resnet20", "--data", str(tmp_path / "none"),
                                  "--out", str(tmp_path)])
     assert r.exit_code != 0 and "Traceback" not in r.output
+
+
+def test_peak_rss_is_the_child_process_own(tmp_path):
+    """run_process reports the child's own peak RSS, not the forking process's (issue 17: the
+    MNIST MLP showed nsm's 376 MB for both systems)."""
+    from nsm.bench.resnet import run_process
+    ballast = bytearray(300 * 2**20)   # this process: 300 MB resident
+    for i in range(0, len(ballast), 4096):
+        ballast[i] = 1
+    grow = "b = bytearray(80 * 2**20); b[::4096] = b'x' * len(b[::4096]); import time; time.sleep(0.3)"
+    rc, wall, rss = run_process(["python3", "-c", grow], dict(os.environ), tmp_path / "log")
+    assert rc == 0 and wall > 0.3
+    assert 80 * 2**20 < rss < 150 * 2**20, rss / 2**20
+    del ballast

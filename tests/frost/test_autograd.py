@@ -1,0 +1,68 @@
+"""Autograd safety (issue 17): Frost raises where PyTorch raises (a freed graph reused, backward
+on a loss needing no grad, in-place writes to saved tensors, view() of a non-contiguous tensor)
+and otherwise matches PyTorch's gradients (retain_graph, an in-place write backward does not
+read)."""
+from __future__ import annotations
+
+import os
+import subprocess
+
+import numpy as np
+import pytest
+
+from .helpers import HERE, NSM, torch_or_skip
+
+W = [2.0, -1.0, 0.5]
+X = [1.0, 3.0, -2.0]
+
+
+def run_mode(mode: str, tmp_path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, OMP_WAIT_POLICY="passive")
+    return subprocess.run([NSM, "run", str(HERE / "autograd_driver.nv"), mode], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600, env=env)
+
+
+def grad_of(p: subprocess.CompletedProcess) -> np.ndarray:
+    assert p.returncode == 0, p.stderr[-2000:]
+    return np.array(eval(p.stdout.strip().splitlines()[-1]))
+
+
+def torch_grad(mode: str) -> np.ndarray:
+    torch = torch_or_skip()
+    w = torch.tensor(W, dtype=torch.float64, requires_grad=True)
+    x = torch.tensor(X, dtype=torch.float64)
+    if mode == "retain":
+        h = w * w
+        (h * 3).sum().backward(retain_graph=True)
+        (h * h).sum().backward()
+    else:
+        l = (w + x).sum()
+        with torch.no_grad():
+            x.fill_(2.0)
+        l.backward()
+    return w.grad.numpy()
+
+
+@pytest.mark.parametrize("mode", ["retain", "inplace_unread"])
+def test_gradients_match_pytorch(tmp_path, mode):
+    got = grad_of(run_mode(mode, tmp_path))
+    np.testing.assert_allclose(got, torch_grad(mode), rtol=1e-6)
+
+
+ERRORS = {
+    "freed": "Trying to backward through the graph a second time",
+    "twice": "Trying to backward through the graph a second time",
+    "nograd": "element 0 of tensors does not require grad and does not have a grad_fn",
+    "inplace": "modified by an inplace operation: tensor of shape [3], input 1 of mul, is at version 1; expected version 0",
+    "inplace_view": "modified by an inplace operation: tensor of shape [3], input 1 of mul, is at version 1; expected version 0",
+    "inplace_output": "modified by an inplace operation: the output of relu (shape [3]) is at version 1; expected version 0",
+    "view_noncontiguous": "view size is not compatible with input tensor's size and stride (shape [3, 2], strides [1, 3]); use reshape() instead",
+}
+
+
+@pytest.mark.parametrize("mode", list(ERRORS))
+def test_runtime_error_where_pytorch_raises(tmp_path, mode):
+    p = run_mode(mode, tmp_path)
+    assert p.returncode != 0, p.stdout
+    assert ERRORS[mode] in p.stderr, p.stderr[-2000:]
+    assert "Traceback" not in p.stderr
