@@ -8,7 +8,7 @@ from .expr import Abandon, builtin_operand
 from .suggest import similar
 from ..foreign_names import foreign_type_names, is_initializer, proto_neve_name
 from .symbols import ClassDecl, ClassInfo, GenericFunc, ModScope
-from ..types import (ClassT, ForeignT, Prim, Type, PRIMS, VOID)
+from ..types import (ClassT, ForeignT, Prim, Type, PRIMS, VOID, MAX_INSTANTIATION_DEPTH, type_depth)
 
 BUILTIN_CLASSES = ("File",)
 
@@ -268,6 +268,8 @@ class DeclChecker:
         if targs in decl.instances:
             return decl.instances[targs]
         ct = ClassT(decl.scope.key, decl.name, targs)
+        if type_depth(ct) > MAX_INSTANTIATION_DEPTH:   # Layer<T> using Layer<Layer<T>> (6.4)
+            self.fail(span, "generic instantiation too deep")
         env = dict(zip(decl.ast.tparams, targs))
         info = ClassInfo(decl, ct, env)
         decl.instances[targs] = info
