@@ -123,7 +123,8 @@ class ThreadChecker:
     # ------------------------------------------------------------ channels (9.5)
     def stmt_ChanOp(self, s: A.ChanOp):
         left = self.expr(s.left)
-        right = self.expr(s.right)
+        # a literal sent adapts to the element type, as in `ch.send(5)` (2.4, 3.3)
+        right = self.expr(s.right, expected=left.type.elem if isinstance(left.type, ChannelT) else None)
         self.mark_raises()
         if isinstance(left.type, ChannelT) and self.convertible(right.type, left.type.elem):
             item = self.coerce(right, left.type.elem, s.right.span)
