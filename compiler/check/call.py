@@ -250,7 +250,9 @@ def generic_builtin(ck, e: A.Call, name: str) -> T.Expr:
     if name == "isa":
         x = ck.expr(a)
         if x.type != ANY:
-            ck.fail(a.span, f"isa<{t}> needs an any, got {x.type}")
+            if not ck.convertible(x.type, ANY):     # a reference converts to any (3.3)
+                ck.fail(a.span, f"isa<{t}> needs an any, got {x.type}")
+            x = ck.coerce(x, ANY, a.span)
         return T.Builtin(BOOL, sp, "isa", [x], t)
     n = ck.coerce_int(ck.expr(a, expected=INT), a.span)
     if name == "ones" and not is_numeric(t):
