@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import ast as A
 from .. import tir as T
-from .expr import Abandon, builtin_operand
+from .expr import Abandon, builtin_meaning, builtin_operand
 from .suggest import similar
 from ..foreign_names import foreign_type_names, is_initializer, proto_neve_name
 from .symbols import ClassDecl, ClassInfo, GenericFunc, ModScope
@@ -134,7 +134,7 @@ class DeclChecker:
                        (" (or one, for unary minus)" if op == "-" else ""))
             return
         types = [p.type for p in f.params]
-        if all(builtin_operand(t) for t in types):
+        if all(builtin_operand(t) for t in types) and builtin_meaning(op, types):
             self.error(f.span, f"operator '{op}' is built in for "
                                f"{' and '.join(map(str, types))}; it cannot be redefined",
                        "define operators for your own classes")

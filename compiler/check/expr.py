@@ -33,6 +33,37 @@ def builtin_operand(t: Type) -> bool:
     return isinstance(t, Prim) and t.name != "any" or isinstance(t, (ArrayT, TupleT, FixedT))
 
 
+def builtin_meaning(op: str, types: list[Type]) -> bool:
+    """Whether `op` has a built-in meaning for these operand types (4.2-4.4, 10.2, 14.5); where it
+    has none, a user definition may give it one even on built-in types (6.5)."""
+    num = lambda t: is_numeric(t) or t == CHAR
+    whole = lambda t: is_int(t) or t == CHAR
+    if len(types) == 1:
+        return op == "-" and num(types[0])
+    lt, rt = types
+    if op == "@":
+        return False
+    if op == "+" and STR in (lt, rt):
+        return all(t in (STR, CHAR, BOOL) or is_numeric(t) for t in types)
+    if op == "*" and lt == STR:
+        return is_int(rt)
+    if op == "/|":
+        return whole(lt) and whole(rt)
+    if op in ARITH:
+        return num(lt) and num(rt)
+    if op in COMPARE:
+        if num(lt) and num(rt) or lt == rt == STR:
+            return True
+        return op in ("==", "!=") and (lt == rt and (lt == BOOL or lt.is_ref or
+                                                     isinstance(lt, (ArrayT, TupleT, FixedT)))
+                                       or NIL in (lt, rt))
+    if op in ("&", "|", "xor"):
+        return lt == rt == BOOL or whole(lt) and whole(rt)
+    if op in ("<<", ">>"):
+        return whole(lt) and whole(rt)
+    return True
+
+
 class ExprChecker(LiteralChecker, FStringChecker):
     def __init__(self, diags: Diagnostics) -> None:
         self.diags = diags
@@ -317,7 +348,8 @@ class ExprChecker(LiteralChecker, FStringChecker):
         lt, rt = l.type, r.type
         if ERR in (lt, rt):
             raise Abandon()
-        if (not (builtin_operand(lt) and builtin_operand(rt)) or op == "@") and NIL not in (lt, rt):
+        if (not (builtin_operand(lt) and builtin_operand(rt)) or not builtin_meaning(op, [lt, rt])) \
+                and NIL not in (lt, rt):
             u = self.user_operator(op, [l, r], span)
             if u is not None:
                 return u
@@ -329,6 +361,9 @@ class ExprChecker(LiteralChecker, FStringChecker):
                                         f"returns {eq.type}")
                     return T.Unop(BOOL, span, "not", eq)
         num = lambda t: is_numeric(t) or t == CHAR
+        if op == "*" and lt == STR and is_int(rt):      # 14.5: repetition
+            self.mark_raises()
+            return T.Builtin(STR, span, "str.repeat", [l, self.cast(r, INT)])
         if op == "+" and (lt == STR or rt == STR):
             ok = lambda t: t in (STR, CHAR, BOOL) or is_numeric(t)
             if ok(lt) and ok(rt):

@@ -19,12 +19,12 @@ DIRECT = {
     "str.strip": "nv_str_strip", "str.lstrip": "nv_str_lstrip", "str.rstrip": "nv_str_rstrip",
     "str.lower": "nv_str_lower", "str.upper": "nv_str_upper", "str.split": "nv_str_split",
     "str.split_ws": "nv_str_split_ws", "str.find": "nv_str_find", "str.count": "nv_str_count",
-    "str.replace": "nv_str_replace", "str.join": "nv_str_join",
+    "str.replace": "nv_str_replace", "str.join": "nv_str_join", "str.repeat": "nv_str_repeat",
     "seed": "nv_seed", "randint": "nv_randint", "randu": "nv_randu", "randn": "nv_randn",
     "read_file": "nv_read_file", "read_lines": "nv_read_lines", "read_bytes": "nv_read_bytes",
     "write_file": "nv_write_file", "glob": "nv_glob",
 }
-RAISING = {"arange_int", "arange_float", "to_int", "to_float", "to_f64", "pow_int", "str.split",
+RAISING = {"arange_int", "arange_float", "to_int", "to_float", "to_f64", "pow_int", "str.split", "str.repeat",
            "str.join", "randint", "read_file", "read_lines", "read_bytes",
            "write_file"}
 BOOL_RESULT = {"str.startswith": "nv_str_startswith", "str.endswith": "nv_str_endswith",

@@ -81,6 +81,7 @@ SIGNATURES: dict[str, tuple] = {
     "nv_str_replace": (PTR, [PTR, PTR, PTR]),
     "nv_str_lower": (PTR, [PTR]),
     "nv_str_upper": (PTR, [PTR]),
+    "nv_str_repeat": (PTR, [PTR, I64]),
     "nv_str_join": (PTR, [PTR, PTR]),
     "nv_to_int": (I64, [PTR]),
     "nv_to_float": (F32, [PTR]),

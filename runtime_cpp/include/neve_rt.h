@@ -168,6 +168,7 @@ int64_t nv_str_count(const NvStr* s, const NvStr* sub);
 NvStr* nv_str_replace(const NvStr* s, const NvStr* old, const NvStr* neu);
 NvStr* nv_str_lower(const NvStr* s);
 NvStr* nv_str_upper(const NvStr* s);
+NvStr* nv_str_repeat(const NvStr* s, int64_t n);   /* s * n, n >= 0 */
 NvStr* nv_str_join(const NvStr* sep, const NvArray* parts);   /* parts: array<str>, non-nil */
 /* Parsing (14.6); panics with e.g. `to_int: invalid integer "12x"`. */
 int64_t nv_to_int(const NvStr* s);
