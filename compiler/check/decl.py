@@ -318,6 +318,9 @@ class DeclChecker:
         ts = info.methods.get("to_str")
         if ts is not None and ts.ret == Prim("str") and len(ts.params) == 1:
             info.to_str = ts
+        elif ts is not None:        # else printing would silently ignore it
+            self.error(ts.span, f"to_str of class {info.decl.name} must be 'def str to_str()' "
+                                "to give its text (10.1)")
 
 class PendingFunc:
     """A non-generic function seen by collect() before signatures can be resolved."""
