@@ -315,7 +315,8 @@ class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, M
         deep = b.or_(deep, b.icmp_unsigned("<", sp, b.load(self.stack_limit)))
         with b.if_then(deep, likely=False):
             site = (fs.sym.span.line << 32) | fs.sym.span.col
-            self.rt("nv_panic_depth", info.bitcast(R.PTR), ir.Constant(R.I64, site))
+            self.rt("nv_panic_depth", info.bitcast(R.PTR), ir.Constant(R.I64, site), fs.depth,
+                    ir.Constant(R.I32, int(fs.sym.may_raise)))
             b.unreachable()
 
     def depth_arg(self, callee: T.FuncSym) -> ir.Value:

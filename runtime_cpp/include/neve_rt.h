@@ -101,7 +101,9 @@ void nv_panic_nil_call(const char* method, const char* type) __attribute__((nore
 /* Recursive functions compare their stack pointer with this (0 until known) and call
  * nv_panic_depth below it, so an overflow is reported in the recursing function. */
 extern __thread uintptr_t nv_stack_limit __attribute__((tls_model("initial-exec")));
-void nv_panic_depth(const NvFuncInfo* fn, int64_t site) __attribute__((noreturn));
+/* depth: activations of the recursion below this one; has_frame: whether fn keeps an NvFrame */
+void nv_panic_depth(const NvFuncInfo* fn, int64_t site, int64_t depth, int32_t has_frame)
+    __attribute__((noreturn));
 /* "assertion failed: MSG" (just "assertion failed" when msg is empty) */
 void nv_assert_fail(const NvStr* msg) __attribute__((noreturn));
 
