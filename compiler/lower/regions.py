@@ -18,8 +18,9 @@ Locals fall in three classes:
 A kernel without barriers or shuffles is one `Loop` over the whole body, which LLVM can
 vectorise. `return` marks the thread finished; later segments skip it.
 
-`plan_kernel` returns the plan or the reason the transform cannot handle a shape (a barrier in
-a gpu function or a `for x in` loop, a shuffle in a condition, break/continue leaving a segment).
+`plan_kernel` first inlines the gpu functions that hold barriers or shuffles (inline_gpu.py), then
+returns the plan or the reason the transform cannot handle a shape (a barrier in a `for x in`
+loop, a shuffle in a condition, break/continue leaving a segment).
 """
 from __future__ import annotations
 
@@ -148,8 +149,12 @@ class KArg(T.Expr):
 # ------------------------------------------------------------------ the plan
 
 def plan_kernel(sym: T.FuncSym) -> Plan:
+    from .inline_gpu import CannotInline, inline_collectives
     params = [T.Decl(p.span, p, KArg(p.type, p.span, i)) for i, p in enumerate(sym.params)]
-    body = list(sym.body.body)
+    try:
+        body = inline_collectives(list(sym.body.body))
+    except CannotInline as e:
+        raise Unsupported(e.span, e.reason) from None
     plan = Plan([], params)
     if not any(structural(s) for s in body):
         plan.items = [Loop(params + body)]    # `return` just goes on to the next thread
