@@ -44,7 +44,7 @@ FILE_METHODS = {"opened": ((), BOOL), "readline": ((), STR), "read": ((), STR),
 FILE_T = ClassT("std", "File")
 BUILTIN_NAMES = set(FIXED) | {"print", "printl", "eprint", "len", "min", "max", "abs", "pow",
                               "isnan", "isinf", "to_int", "to_float", "to_f64", "assert",
-                              "pi", "inf", "nan"} | set(MATH1)
+                              "pi", "inf", "nan", "sorted"} | set(MATH1)
 
 # methods of built-in types
 ARRAY_METHODS = ("size", "append", "extend", "insert", "pop", "remove_at", "clear", "clone",

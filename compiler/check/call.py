@@ -13,6 +13,7 @@ from ..builtins import (ARRAY_METHODS, BUILTIN_NAMES, CHANNEL_METHODS, FILE_METH
                         GENERIC_BUILTINS, KERNEL_CALLS, MAP_METHODS, MATH1, PHASE2_INTRINSICS,
                         STR_METHODS)
 from .literals import is_lit_expr
+from .sorting import check_sort
 from .suggest import similar
 from ..types import (ArrayT, ChannelT, ClassT, FixedT, MapT, TupleT, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, ANY,
                     is_int, is_numeric, common_numeric)
@@ -230,6 +231,13 @@ def call_builtin(ck, e: A.Call, name: str, expected) -> T.Expr:
         if is_numeric(x.type) or x.type in (CHAR, BOOL):
             return T.Cast(dst, sp, x)
         ck.fail(a.span, f"argument 1 of {name}: expected str or a number, got {x.type}")
+    if name == "sorted":                # 14.4: an intrinsic, the array first, then options
+        if not e.args or e.args[0].keyword or e.args[0].split:
+            ck.fail(sp, "sorted takes the array first: sorted(a, key = f, reverse = true)")
+        x = ck.expr(e.args[0].value)
+        if not isinstance(x.type, ArrayT):
+            ck.fail(e.args[0].span, f"sorted needs an array, got {x.type}")
+        return check_sort(ck, e, x, e.args[1:], sp, copy=True)
     if name == "assert":
         vals = plain_args(ck, e, name, 1, 2)
         cond = ck.condition(vals[0])
@@ -383,11 +391,11 @@ def array_method(ck, e, obj, m, sp) -> T.Expr:
         return T.Builtin(VOID, sp, "array.insert", [
             obj, ck.coerce_int(ck.expr(i, expected=INT), i.span),
             ck.coerce(ck.expr(v, expected=el), el, v.span, "argument 2 of insert")])
-    if m in ("pop", "clear", "clone", "reverse", "sort", "print", "shuffle"):
+    if m == "sort":
+        return check_sort(ck, e, obj, e.args, sp, copy=False)
+    if m in ("pop", "clear", "clone", "reverse", "print", "shuffle"):
         plain_args(ck, e, m, 0, 0)
         ret = {"pop": el, "clone": t}.get(m, VOID)
-        if m == "sort" and not (is_numeric(el) or el in (CHAR, STR, BOOL)):
-            ck.fail(sp, f"cannot sort an array of {el}")
         if m == "print":
             return T.Builtin(VOID, sp, "print", [obj], (True, 1))
         return T.Builtin(ret, sp, "array." + m, [obj])

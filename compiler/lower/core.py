@@ -10,6 +10,7 @@ from . import runtime_abi as R
 from .exprs import ExprLowering
 from .stmts import StmtLowering
 from .intrinsics import IntrinsicLowering
+from .sorting import SortLowering
 from .objects import ObjectLowering
 from .maps import MapLowering
 from .threads import ThreadLowering
@@ -25,7 +26,7 @@ PRIM_LL = {"int": R.I64, "i8": R.I8, "i16": R.I16, "i32": R.I32, "u8": R.I8, "fl
            "str": R.PTR, "any": R.ANY, "nil": R.PTR, "void": R.VOID}
 
 
-class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, MapLowering, ExprLowering, StmtLowering, IntrinsicLowering):
+class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, MapLowering, ExprLowering, StmtLowering, IntrinsicLowering, SortLowering):
     def __init__(self, program: T.Program, target_data, triple: str, *, release: bool = False,
                  module_name: str = "neve", ptx=None) -> None:
         self.program = program

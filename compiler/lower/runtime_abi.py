@@ -99,6 +99,8 @@ SIGNATURES: dict[str, tuple] = {
     "nv_array_index": (I64, [PTR, PTR]),
     "nv_array_reverse": (VOID, [PTR]),
     "nv_array_sort": (VOID, [PTR]),
+    "nv_array_sort_key": (VOID, [PTR, PTR, PTR, PTR, I32]),
+    "nv_array_sort_less": (VOID, [PTR, PTR, PTR, I32]),
     "nv_array_reduce": (VOID, [PTR, I32, PTR]),
     "nv_array_scan": (PTR, [PTR, I32]),
     "nv_value_eq": (I32, [PTR, PTR, PTR]),

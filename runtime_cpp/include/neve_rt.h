@@ -192,6 +192,13 @@ NvArray* nv_array_slice(const NvArray* a, int64_t lo, int64_t hi); /* as nv_str_
 int64_t nv_array_index(const NvArray* a, const void* v);     /* -1 if absent; equality as 4.3 */
 void nv_array_reverse(NvArray* a);
 void nv_array_sort(NvArray* a);            /* numbers, char, str, bool ascending; stable */
+/* sort(key = f, reverse) and sort(less = f, reverse), stable (14.4). fn is the Function value;
+ * the compiler's adapters call it: key stores f(*elem) at out, less returns f(*x, *y).
+ * With key NULL the elements are their own keys (kt unused). */
+typedef void (*NvSortKey)(const void* fn, const void* elem, void* out);
+typedef int32_t (*NvSortLess)(const void* fn, const void* x, const void* y);
+void nv_array_sort_key(NvArray* a, const void* fn, NvSortKey key, const NvType* kt, int32_t reverse);
+void nv_array_sort_less(NvArray* a, const void* fn, NvSortLess less, int32_t reverse);
 /* reduce/scan over numeric elements; op: 0 '+', 1 '*', 2 min, 3 max. reduce writes one element
  * to out ("min of empty array" / "max of empty array" for empty min/max). */
 void nv_array_reduce(const NvArray* a, int32_t op, void* out);
