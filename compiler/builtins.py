@@ -42,6 +42,7 @@ FILE_METHODS = {"opened": ((), BOOL), "readline": ((), STR), "read": ((), STR),
                 "eof": ((), BOOL), "read_all": ((), STR), "write": ((STR,), VOID),
                 "close": ((), VOID)}
 FILE_T = ClassT("std", "File")
+SB_T = ClassT("std", "StrBuilder")      # 14.5
 BUILTIN_NAMES = set(FIXED) | {"print", "printl", "eprint", "len", "min", "max", "abs", "pow",
                               "isnan", "isinf", "to_int", "to_float", "to_f64", "assert",
                               "pi", "inf", "nan", "sorted"} | set(MATH1)

@@ -9,11 +9,12 @@ import math
 
 from .. import ast as A
 from .. import tir as T
-from ..builtins import (ARRAY_METHODS, BUILTIN_NAMES, CHANNEL_METHODS, FILE_METHODS, FILE_T, FIXED,
+from ..builtins import (ARRAY_METHODS, BUILTIN_NAMES, CHANNEL_METHODS, FILE_METHODS, FILE_T, FIXED, SB_T,
                         GENERIC_BUILTINS, KERNEL_CALLS, MAP_METHODS, MATH1, PHASE2_INTRINSICS,
                         STR_METHODS)
 from .literals import is_lit_expr
 from .sorting import check_sort
+from .strbuilder import builder_method
 from .suggest import similar
 from ..types import (ArrayT, ChannelT, ClassT, FixedT, MapT, TupleT, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, ANY,
                     is_int, is_numeric, common_numeric)
@@ -351,6 +352,8 @@ def check_method(ck, e: A.Call, f: A.Attribute, expected) -> T.Expr:
         return map_method(ck, e, obj, m, sp)
     if t == FILE_T:
         return file_method(ck, e, obj, m, sp)
+    if t == SB_T:
+        return builder_method(ck, e, obj, m, sp, f.span)
     if isinstance(t, ChannelT) and m in CHANNEL_METHODS:
         return ck.channel_method(e, obj, m, sp)
     r = ck.named_method(e, f, obj)

@@ -19,7 +19,8 @@ from .symbols import ModScope
 from ..parser import BUILTIN_GENERICS
 from .expr import Abandon as _Abandon, ExprChecker
 from ..diagnostics import Diagnostics, Span
-from ..builtins import FILE_T
+from ..builtins import FILE_T, SB_T
+from .strbuilder import new_builder
 from ..types import (ArrayT, BufferT, ChannelT, ClassT, ForeignT, ERR, FixedT, MapT, Prim, TupleT, Type, INT, STR, VOID, CHAR, is_numeric, is_int)
 
 if TYPE_CHECKING:                  # the loader's Module, named in annotations only
@@ -248,6 +249,7 @@ class Checker(DeclChecker, MemberChecker, GenericChecker, ForeignChecker, Thread
                 else:
                     cap = self.channel_capacity(s.type)
                     init = T.Builtin(vt, it.span, "chan.new", [cap]) if cap is not None \
+                        else new_builder(self, [], it.span) if vt == SB_T \
                         else T.Zero(vt, it.span, fresh=True)
             self.check_local_name(it.name, it.span)
             var = T.Var(it.name, vt, it.span)
@@ -268,6 +270,8 @@ class Checker(DeclChecker, MemberChecker, GenericChecker, ForeignChecker, Thread
                 if len(vals) > 1 else T.Const(STR, span, b"r")
             self.mark_raises()
             return T.Builtin(FILE_T, span, "file_open", [path, mode])
+        if t == SB_T:
+            return new_builder(self, args, span)
         if isinstance(t, ClassT) and t in self.classes_by_type:
             return self.new_object(t, args, span)
         if isinstance(t, ForeignT):

@@ -7,6 +7,8 @@ from .. import tir as T
 from .call import call_site, call_user
 from .expr import Abandon
 from .symbols import ClassInfo, GenericFunc
+from .strbuilder import new_builder
+from ..builtins import SB_T
 from ..types import ArrayT, ChannelT, ClassT, ForeignT, FuncT, MapT, Prim, Type, INT
 
 
@@ -132,6 +134,8 @@ class MemberChecker:
             return self.new_object(t, e.args, e.span)
         if isinstance(t, ForeignT):
             return self.new_foreign(t, e.args, e.span)
+        if t == SB_T:
+            return new_builder(self, e.args, e.span)
         self.fail(e.span, f"cannot create a {t} with new")
 
     def ex_SelfRef(self, e: A.SelfRef, expected):

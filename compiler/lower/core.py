@@ -11,6 +11,7 @@ from .exprs import ExprLowering
 from .stmts import StmtLowering
 from .intrinsics import IntrinsicLowering
 from .sorting import SortLowering
+from .strbuilder import StrBuilderLowering
 from .objects import ObjectLowering
 from .maps import MapLowering
 from .threads import ThreadLowering
@@ -26,7 +27,8 @@ PRIM_LL = {"int": R.I64, "i8": R.I8, "i16": R.I16, "i32": R.I32, "u8": R.I8, "fl
            "str": R.PTR, "any": R.ANY, "nil": R.PTR, "void": R.VOID}
 
 
-class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, MapLowering, ExprLowering, StmtLowering, IntrinsicLowering, SortLowering):
+class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, MapLowering, ExprLowering, StmtLowering, IntrinsicLowering, SortLowering,
+               StrBuilderLowering):
     def __init__(self, program: T.Program, target_data, triple: str, *, release: bool = False,
                  module_name: str = "neve", ptx=None) -> None:
         self.program = program

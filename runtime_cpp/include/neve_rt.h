@@ -171,6 +171,13 @@ NvStr* nv_str_replace(const NvStr* s, const NvStr* old, const NvStr* neu);
 NvStr* nv_str_lower(const NvStr* s);
 NvStr* nv_str_upper(const NvStr* s);
 NvStr* nv_str_repeat(const NvStr* s, int64_t n);   /* s * n, n >= 0 */
+/* StrBuilder (14.5): add appends a string's bytes (the compiler formats other values first) */
+typedef struct NvStrBuilder NvStrBuilder;
+NvStrBuilder* nv_sb_new(void);
+void nv_sb_add(NvStrBuilder* b, const NvStr* s);
+int64_t nv_sb_size(const NvStrBuilder* b);
+NvStr* nv_sb_str(const NvStrBuilder* b);
+void nv_sb_clear(NvStrBuilder* b);
 NvStr* nv_str_join(const NvStr* sep, const NvArray* parts);   /* parts: array<str>, non-nil */
 /* Parsing (14.6); panics with e.g. `to_int: invalid integer "12x"`. */
 int64_t nv_to_int(const NvStr* s);
