@@ -33,9 +33,18 @@ FIXED: dict[str, tuple[tuple[Type, ...], tuple, Type, bool]] = {
     "file_exists": ((STR,), (), BOOL, False),
     "dir_exists": ((STR,), (), BOOL, False),
     "glob": ((STR,), (), ArrayT(STR), False),
+    "remove_file": ((STR,), (), VOID, True),
+    "rename": ((STR, STR), (), VOID, True),
+    "make_dir": ((STR, BOOL), (False,), VOID, True),
+    "remove_dir": ((STR,), (), VOID, True),
+    "list_dir": ((STR,), (), ArrayT(STR), True),
+    "temp_dir": ((), (), STR, True),
     "gpu_available": ((), (), BOOL, False),      # 14.8
     "gpu_sync": ((), (), VOID, True),
 }
+# parameter names of the intrinsics that may be called with keyword arguments
+FIXED_PARAM_NAMES = {"make_dir": ("path", "parents"), "getenv": ("name", "default"),
+                     "randu": ("lo", "hi"), "randn": ("mean", "std")}
 GENERIC_BUILTINS = ("zeros", "ones", "isa")
 MAP_METHODS = ("size", "has", "get", "remove", "keys", "values", "clear", "print")
 FILE_METHODS = {"opened": ((), BOOL), "readline": ((), STR), "read": ((), STR),

@@ -9,7 +9,7 @@ import math
 
 from .. import ast as A
 from .. import tir as T
-from ..builtins import (ARRAY_METHODS, BUILTIN_NAMES, CHANNEL_METHODS, FILE_METHODS, FILE_T, FIXED, SB_T,
+from ..builtins import (ARRAY_METHODS, BUILTIN_NAMES, CHANNEL_METHODS, FILE_METHODS, FILE_T, FIXED, FIXED_PARAM_NAMES, SB_T,
                         GENERIC_BUILTINS, KERNEL_CALLS, MAP_METHODS, MATH1, PHASE2_INTRINSICS,
                         STR_METHODS)
 from .literals import is_lit_expr
@@ -150,6 +150,34 @@ def plain_args(ck, e: A.Call, fname: str, lo: int, hi: int) -> list:
     return [a.value for a in e.args]
 
 
+def fixed_args(ck, e: A.Call, fname: str, lo: int, hi: int) -> list:
+    """Positional arguments, then keyword ones by the names of FIXED_PARAM_NAMES (6.1)."""
+    names = FIXED_PARAM_NAMES.get(fname)
+    if names is None or not any(a.keyword for a in e.args):
+        return plain_args(ck, e, fname, lo, hi)
+    vals: list = [None] * len(names)
+    for i, a in enumerate(e.args):
+        if a.split:
+            ck.fail(a.span, f"{fname} takes no split arguments")
+        if a.keyword is None:
+            if any(b.keyword for b in e.args[:i]):
+                ck.fail(a.span, "a positional argument after a keyword argument")
+            vals[i] = a.value
+            continue
+        if a.keyword not in names:
+            ck.fail(a.span, f"{fname} has no parameter '{a.keyword}'")
+        k = names.index(a.keyword)
+        if vals[k] is not None:
+            ck.fail(a.span, f"argument '{a.keyword}' of {fname} given twice")
+        vals[k] = a.value
+    n = len(vals)
+    while n and vals[n - 1] is None:
+        n -= 1
+    if n < lo or None in vals[:n]:
+        ck.fail(e.span, f"{fname} needs its argument '{names[vals.index(None)]}'")
+    return vals[:n]
+
+
 def num_arg(ck, a, what: str) -> T.Expr:
     x = ck.expr(a)
     if not (is_numeric(x.type) or x.type == CHAR):
@@ -171,7 +199,7 @@ def call_builtin(ck, e: A.Call, name: str, expected) -> T.Expr:
     if name in FIXED:
         ptypes, defaults, ret, raises = FIXED[name]
         n_req = len(ptypes) - len(defaults)
-        vals = plain_args(ck, e, name, n_req, len(ptypes))
+        vals = fixed_args(ck, e, name, n_req, len(ptypes))
         args = [ck.coerce(ck.expr(v, expected=t), t, v.span, f"argument {i + 1} of {name}")
                 for i, (v, t) in enumerate(zip(vals, ptypes))]
         for t, d in zip(ptypes[len(vals):], defaults[len(vals) - n_req:]):

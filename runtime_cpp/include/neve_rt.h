@@ -314,6 +314,13 @@ void nv_write_file(const NvStr* path, const NvStr* text);
 int32_t nv_file_exists(const NvStr* path);
 int32_t nv_dir_exists(const NvStr* path);
 NvArray* nv_glob(const NvStr* pattern);             /* sorted array<str>; no match: empty */
+/* 14.7, file/dirs.cpp: failures are runtime errors naming the path and the reason */
+void nv_remove_file(const NvStr* path);
+void nv_rename(const NvStr* from, const NvStr* to);
+void nv_make_dir(const NvStr* path, int32_t parents);
+void nv_remove_dir(const NvStr* path);             /* empty folders only */
+NvArray* nv_list_dir(const NvStr* path);            /* names, sorted */
+NvStr* nv_temp_dir(void);                           /* a new private folder */
 
 /* ------------------------------------------------------------------ objects and dynamic types
  * Class objects are plain collected structs of their fields (no header); an NV_CLASS value in
