@@ -16,7 +16,8 @@ from .literals import is_lit_expr
 from .sorting import check_sort
 from .strbuilder import builder_method
 from .suggest import similar
-from ..types import (ArrayT, ChannelT, ClassT, FixedT, MapT, TupleT, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, ANY,
+from .hints import unknown_function_hint
+from ..types import (ArrayT, ChannelT, ClassT, FixedT, MapT, TupleT, ERR, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, ANY,
                     is_int, is_numeric, common_numeric)
 
 
@@ -59,8 +60,7 @@ def check_call(ck, e: A.Call, expected) -> T.Expr:
             ck.fail(f.span, f"'{f.id}' is a phase-2 feature",
                     "tensor-core and async-copy intrinsics come with layouts (12.5)")
         cands = ck.visible_function_names() + sorted(BUILTIN_NAMES)
-        s = similar(f.id, cands)
-        ck.fail(f.span, f"unknown function '{f.id}'", f"did you mean '{s}'?" if s else None)
+        ck.fail(f.span, f"unknown function '{f.id}'", unknown_function_hint(f.id, cands))
     callee = ck.expr(f)
     return ck.call_value(e, callee)
 
@@ -368,6 +368,9 @@ def check_method(ck, e: A.Call, f: A.Attribute, expected) -> T.Expr:
     t = obj.type
     m = f.name
     sp = call_site(e)
+    if t == ERR:                       # already reported (13.1: no cascades)
+        from .expr import Abandon      # (expr imports this module)
+        raise Abandon()
     if isinstance(t, ClassT) and t in ck.classes_by_type:
         r = ck.method_call(e, f, obj, expected)
         if r is not None:

@@ -8,6 +8,7 @@ from .literals import (LiteralChecker, is_lit_expr, round_f32)
 from .fstrings import FStringChecker
 from .call import builtin_value, check_call
 from .suggest import similar
+from .hints import unknown_name_hint
 
 from .. import ast as A
 from .. import tir as T
@@ -266,8 +267,7 @@ class ExprChecker(LiteralChecker, FStringChecker):
         if e.id in self.ms.imports or e.id in self.ms.ambiguous:
             self.fail(e.span, f"'{e.id}' is a module; use its members as {e.id}.name")
         cands = (self.scope.visible_names() if self.scope else []) + self.visible_function_names()
-        s = similar(e.id, cands)
-        self.fail(e.span, f"unknown variable '{e.id}'", f"did you mean '{s}'?" if s else None)
+        self.fail(e.span, f"unknown variable '{e.id}'", unknown_name_hint(self, e.id, cands))
 
     def ex_Unary(self, e: A.Unary, expected):
         if e.op == "not":
