@@ -369,8 +369,7 @@ def check_method(ck, e: A.Call, f: A.Attribute, expected) -> T.Expr:
     m = f.name
     sp = call_site(e)
     if t == ERR:                       # already reported (13.1: no cascades)
-        from .expr import Abandon      # (expr imports this module)
-        raise Abandon()
+        ck.abandon()
     if isinstance(t, ClassT) and t in ck.classes_by_type:
         r = ck.method_call(e, f, obj, expected)
         if r is not None:

@@ -79,6 +79,10 @@ class ExprChecker(LiteralChecker, FStringChecker):
         self.error(span, msg, hint)
         raise Abandon()
 
+    def abandon(self):
+        """Give up on the expression silently: what is wrong was reported already."""
+        raise Abandon()
+
     def mark_raises(self) -> None:
         if self.cur_func is not None:
             self.cur_func.raises_directly = True

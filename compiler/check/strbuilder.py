@@ -16,16 +16,20 @@ def new_builder(ck, args, span) -> T.Expr:
 
 
 def builder_method(ck, e, obj: T.Expr, m: str, sp, name_span) -> T.Expr:
-    from .call import plain_args
     if m not in SB_METHODS:
         ck.fail(name_span, f"no member '{m}' in StrBuilder", "its methods are add, size, str, clear")
     ck.mark_raises()              # nil receiver
+    for a in e.args:
+        if a.keyword or a.split:
+            ck.fail(a.span, f"{m} takes positional arguments only")
+    want = 1 if m == "add" else 0
+    if len(e.args) != want:
+        ck.fail(e.span, f"{m} takes {want} argument{'s' if want != 1 else ''}, got {len(e.args)}")
     if m == "add":
-        (a,) = plain_args(ck, e, m, 1, 1)
+        a = e.args[0].value
         x = ck.expr(a)
         if x.type == VOID:
             ck.fail(a.span, "a void call has no value")
         text = x if x.type == STR else T.StrCat(STR, a.span, [x])
         return T.Builtin(VOID, sp, "sb.add", [obj, text])
-    plain_args(ck, e, m, 0, 0)
     return T.Builtin(SB_METHODS[m], sp, "sb." + m, [obj])

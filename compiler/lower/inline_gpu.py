@@ -22,7 +22,7 @@ class CannotInline(Exception):
 
 def has_collective(f: T.FuncSym, seen: frozenset = frozenset()) -> bool:
     """Whether gpu function f, or a gpu function it calls, holds a barrier or a shuffle."""
-    from .regions import is_barrier, is_shfl, walk
+    from .tir_walk import is_barrier, is_shfl, walk
     if f.kind != "gpu" or f.body is None or f in seen:
         return False
     for x in walk(f.body):
@@ -72,14 +72,14 @@ class _Inliner:
             self.count += 1
             pre += self.expand(c, r)
             subst[id(c)] = T.Local(c.type, c.span, r)
-        from .regions import rebuild
+        from .tir_walk import rebuild
         return pre + [rebuild(s, subst)]
 
     def hoist(self, e):
         calls = _collective_calls(e)
         if not calls:
             return [], e
-        from .regions import rebuild
+        from .tir_walk import rebuild
         pre, subst = [], {}
         for c in calls:
             r = T.Var(f".inl{self.count}", c.type, c.span)
@@ -152,7 +152,7 @@ def _collective_calls(n) -> list:
 
 
 def _all_returns(stmts: list) -> list:
-    from .regions import walk
+    from .tir_walk import walk
     return [x for s in stmts for x in walk(s) if isinstance(x, T.Return)]
 
 
