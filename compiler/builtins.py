@@ -33,18 +33,28 @@ FIXED: dict[str, tuple[tuple[Type, ...], tuple, Type, bool]] = {
     "file_exists": ((STR,), (), BOOL, False),
     "dir_exists": ((STR,), (), BOOL, False),
     "glob": ((STR,), (), ArrayT(STR), False),
+    "remove_file": ((STR,), (), VOID, True),
+    "rename": ((STR, STR), (), VOID, True),
+    "make_dir": ((STR, BOOL), (False,), VOID, True),
+    "remove_dir": ((STR,), (), VOID, True),
+    "list_dir": ((STR,), (), ArrayT(STR), True),
+    "temp_dir": ((), (), STR, True),
     "gpu_available": ((), (), BOOL, False),      # 14.8
     "gpu_sync": ((), (), VOID, True),
 }
+# parameter names of the intrinsics that may be called with keyword arguments
+FIXED_PARAM_NAMES = {"make_dir": ("path", "parents"), "getenv": ("name", "default"),
+                     "randu": ("lo", "hi"), "randn": ("mean", "std")}
 GENERIC_BUILTINS = ("zeros", "ones", "isa")
 MAP_METHODS = ("size", "has", "get", "remove", "keys", "values", "clear", "print")
 FILE_METHODS = {"opened": ((), BOOL), "readline": ((), STR), "read": ((), STR),
                 "eof": ((), BOOL), "read_all": ((), STR), "write": ((STR,), VOID),
                 "close": ((), VOID)}
 FILE_T = ClassT("std", "File")
+SB_T = ClassT("std", "StrBuilder")      # 14.5
 BUILTIN_NAMES = set(FIXED) | {"print", "printl", "eprint", "len", "min", "max", "abs", "pow",
                               "isnan", "isinf", "to_int", "to_float", "to_f64", "assert",
-                              "pi", "inf", "nan"} | set(MATH1)
+                              "pi", "inf", "nan", "sorted"} | set(MATH1)
 
 # methods of built-in types
 ARRAY_METHODS = ("size", "append", "extend", "insert", "pop", "remove_at", "clear", "clone",

@@ -130,6 +130,7 @@ def run_stages(path: str, imports, res: Result, *, release: bool = False, emit: 
         res.dump = "\n".join(repr(t) for t in tokens) + "\n"
         return
     if diags.has_errors:
+        _parse_errors_before(tokens, path, diags)
         return
     from .modules import Loader
     if emit == "ast":
@@ -168,6 +169,24 @@ def run_stages(path: str, imports, res: Result, *, release: bool = False, emit: 
             res.units.append(Unit(m.path, m.key, out.obj))
     if emit in ("ir", "llvm", "asm", "ptx"):
         res.dump = "\n".join(dumps)
+
+
+def _parse_errors_before(tokens, path: str, diags: Diagnostics) -> None:
+    """After lexical errors, add the parser's errors that come before the first of them, so the
+    first error in source order is reported (13.1); later ones could be cascades of the lexer's."""
+    from .diagnostics import CompileError
+    from .parser import parse_module
+    first = min(((d.span.line, d.span.col) for d in diags.items if d.span is not None),
+                default=(0, 0))
+    parsed = Diagnostics()
+    parsed.sources = diags.sources
+    try:
+        parse_module(tokens, path, parsed)
+    except CompileError:
+        pass
+    for d in parsed.items:
+        if d.span is not None and (d.span.line, d.span.col) < first:
+            diags.error(d.span, d.message, d.hint, d.notes)
 
 
 def _ptx_dump(ptx, path: str, diags: Diagnostics) -> list[str]:

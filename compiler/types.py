@@ -224,6 +224,26 @@ def common_numeric(a: Type, b: Type) -> Type:
     return INT
 
 
+MAX_INSTANTIATION_DEPTH = 64     # chains of generic instantiations (13.1)
+
+
+def type_depth(t: Type) -> int:
+    """How deeply type arguments and element types nest in t (`int` 0, `Box<array<int>>` 2)."""
+    if isinstance(t, ClassT):
+        inner = t.targs
+    elif isinstance(t, (ArrayT, FixedT, BufferT, ChannelT)):
+        inner = (t.elem,)
+    elif isinstance(t, MapT):
+        inner = (t.key, t.val)
+    elif isinstance(t, TupleT):
+        inner = t.elems
+    elif isinstance(t, FuncT):
+        inner = (t.ret,) + t.params
+    else:
+        return 0
+    return 1 + max((type_depth(x) for x in inner), default=0)
+
+
 def has_pointers(t: Type) -> bool:
     """True when a value of t may hold a collected pointer (for GC_MALLOC vs ATOMIC)."""
     if isinstance(t, Prim):

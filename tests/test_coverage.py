@@ -63,6 +63,10 @@ COMPILE_MESSAGES = [
     "a thread body cannot return a value",
     "class inheritance cycle: A -> B -> A",
     "cannot instantiate abstract class C: m() is abstract",
+    # 14.4, 14.5 (issue 16)
+    "cannot sort an array of P",
+    "sort has no option 'order'",
+    "no member 'push' in StrBuilder",
     # The unresolved-import error of 8 names absolute paths; s08_modules/app_unresolved checks its
     # location and hint only.
 ]
@@ -94,6 +98,15 @@ RUNTIME_MESSAGES = [
     "asyncs with negative count -1",
     "lock on nil object",
     "deadlock: all threads are blocked",
+    # 14.4, 14.5, 14.7 (issue 16)
+    "str repeated a negative number of times: -2",
+    "called add() on nil StrBuilder",
+    'cannot remove file "/neve_test_surely_missing_dir/none.txt": no such file or folder',
+    'cannot remove folder "/neve_test_surely_missing_dir": no such file or folder',
+    'cannot rename "/neve_test_surely_missing_dir/a" to "/neve_test_surely_missing_dir/b": '
+    'no such file or folder',
+    'cannot list folder "/neve_test_surely_missing_dir": no such file or folder',
+    'cannot make folder "/neve_test_surely_missing_dir/a/b": no such file or folder',
 ]
 
 # The spec gives no location for these: the message alone must be matched.

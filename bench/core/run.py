@@ -98,6 +98,10 @@ BENCHES = [
           note="allocation; targets are peak RSS and GC count"),
     Bench("binarytrees_classes", 18, 16, 14, 14, 6, 8, binarytrees_nodes, note="objects; GC-heavy"),
     Bench("wordcount", 1_000_000, 1_000_000, 100_000, 100_000, 10, 1_000, float, note="map<str, int>"),
+    Bench("strconcat", 200_000, 200_000, 50_000, 50_000, 10, 1_000, lambda n: float(n * n),
+          note="s += c: quadratic"),
+    Bench("strbuilder", 200_000, 200_000, 50_000, 50_000, 10, 1_000, float,
+          note="StrBuilder: linear; compare with strconcat"),
 ]
 RATIO_TARGET_BENCHES = ("fib", "nbody", "spectralnorm", "sieve")
 # Neve/C limits (both modes) for programs outside RATIO_TARGET_BENCHES.

@@ -9,12 +9,15 @@ import math
 
 from .. import ast as A
 from .. import tir as T
-from ..builtins import (ARRAY_METHODS, BUILTIN_NAMES, CHANNEL_METHODS, FILE_METHODS, FILE_T, FIXED,
+from ..builtins import (ARRAY_METHODS, BUILTIN_NAMES, CHANNEL_METHODS, FILE_METHODS, FILE_T, FIXED, FIXED_PARAM_NAMES, SB_T,
                         GENERIC_BUILTINS, KERNEL_CALLS, MAP_METHODS, MATH1, PHASE2_INTRINSICS,
                         STR_METHODS)
 from .literals import is_lit_expr
+from .sorting import check_sort
+from .strbuilder import builder_method
 from .suggest import similar
-from ..types import (ArrayT, ChannelT, ClassT, FixedT, MapT, TupleT, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, ANY,
+from .hints import unknown_function_hint
+from ..types import (ArrayT, ChannelT, ClassT, FixedT, MapT, TupleT, ERR, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, ANY,
                     is_int, is_numeric, common_numeric)
 
 
@@ -61,8 +64,7 @@ def check_call(ck, e: A.Call, expected) -> T.Expr:
             ck.fail(f.span, f"'{f.id}' is a phase-2 feature",
                     "tensor-core and async-copy intrinsics come with layouts (12.5)")
         cands = ck.visible_function_names() + sorted(BUILTIN_NAMES)
-        s = similar(f.id, cands)
-        ck.fail(f.span, f"unknown function '{f.id}'", f"did you mean '{s}'?" if s else None)
+        ck.fail(f.span, f"unknown function '{f.id}'", unknown_function_hint(f.id, cands))
     callee = ck.expr(f)
     return ck.call_value(e, callee)
 
@@ -152,6 +154,34 @@ def plain_args(ck, e: A.Call, fname: str, lo: int, hi: int) -> list:
     return [a.value for a in e.args]
 
 
+def fixed_args(ck, e: A.Call, fname: str, lo: int, hi: int) -> list:
+    """Positional arguments, then keyword ones by the names of FIXED_PARAM_NAMES (6.1)."""
+    names = FIXED_PARAM_NAMES.get(fname)
+    if names is None or not any(a.keyword for a in e.args):
+        return plain_args(ck, e, fname, lo, hi)
+    vals: list = [None] * len(names)
+    for i, a in enumerate(e.args):
+        if a.split:
+            ck.fail(a.span, f"{fname} takes no split arguments")
+        if a.keyword is None:
+            if any(b.keyword for b in e.args[:i]):
+                ck.fail(a.span, "a positional argument after a keyword argument")
+            vals[i] = a.value
+            continue
+        if a.keyword not in names:
+            ck.fail(a.span, f"{fname} has no parameter '{a.keyword}'")
+        k = names.index(a.keyword)
+        if vals[k] is not None:
+            ck.fail(a.span, f"argument '{a.keyword}' of {fname} given twice")
+        vals[k] = a.value
+    n = len(vals)
+    while n and vals[n - 1] is None:
+        n -= 1
+    if n < lo or None in vals[:n]:
+        ck.fail(e.span, f"{fname} needs its argument '{names[vals.index(None)]}'")
+    return vals[:n]
+
+
 def num_arg(ck, a, what: str) -> T.Expr:
     x = ck.expr(a)
     if not (is_numeric(x.type) or x.type == CHAR):
@@ -173,7 +203,7 @@ def call_builtin(ck, e: A.Call, name: str, expected) -> T.Expr:
     if name in FIXED:
         ptypes, defaults, ret, raises = FIXED[name]
         n_req = len(ptypes) - len(defaults)
-        vals = plain_args(ck, e, name, n_req, len(ptypes))
+        vals = fixed_args(ck, e, name, n_req, len(ptypes))
         args = [ck.coerce(ck.expr(v, expected=t), t, v.span, f"argument {i + 1} of {name}")
                 for i, (v, t) in enumerate(zip(vals, ptypes))]
         for t, d in zip(ptypes[len(vals):], defaults[len(vals) - n_req:]):
@@ -234,6 +264,13 @@ def call_builtin(ck, e: A.Call, name: str, expected) -> T.Expr:
         if is_numeric(x.type) or x.type in (CHAR, BOOL):
             return T.Cast(dst, sp, x)
         ck.fail(a.span, f"argument 1 of {name}: expected str or a number, got {x.type}")
+    if name == "sorted":                # 14.4: an intrinsic, the array first, then options
+        if not e.args or e.args[0].keyword or e.args[0].split:
+            ck.fail(sp, "sorted takes the array first: sorted(a, key = f, reverse = true)")
+        x = ck.expr(e.args[0].value)
+        if not isinstance(x.type, ArrayT):
+            ck.fail(e.args[0].span, f"sorted needs an array, got {x.type}")
+        return check_sort(ck, e, x, e.args[1:], sp, copy=True)
     if name == "assert":
         vals = plain_args(ck, e, name, 1, 2)
         cond = ck.condition(vals[0])
@@ -256,7 +293,9 @@ def generic_builtin(ck, e: A.Call, name: str) -> T.Expr:
         if x.type.is_ref and x.type != ANY:         # a reference converts to any (3.3)
             x = ck.coerce(x, ANY, a.span)
         if x.type != ANY:
-            ck.fail(a.span, f"isa<{t}> needs an any, got {x.type}")
+            if not ck.convertible(x.type, ANY):     # a reference converts to any (3.3)
+                ck.fail(a.span, f"isa<{t}> needs an any, got {x.type}")
+            x = ck.coerce(x, ANY, a.span)
         return T.Builtin(BOOL, sp, "isa", [x], t)
     n = ck.coerce_int(ck.expr(a, expected=INT), a.span)
     if name == "ones" and not is_numeric(t):
@@ -335,6 +374,8 @@ def check_method(ck, e: A.Call, f: A.Attribute, expected) -> T.Expr:
     t = obj.type
     m = f.name
     sp = call_site(e)
+    if t == ERR:                       # already reported (13.1: no cascades)
+        ck.abandon()
     if isinstance(t, ClassT) and t in ck.classes_by_type:
         r = ck.method_call(e, f, obj, expected)
         if r is not None:
@@ -347,6 +388,8 @@ def check_method(ck, e: A.Call, f: A.Attribute, expected) -> T.Expr:
         return map_method(ck, e, obj, m, sp)
     if t == FILE_T:
         return file_method(ck, e, obj, m, sp)
+    if t == SB_T:
+        return builder_method(ck, e, obj, m, sp, f.span)
     if isinstance(t, ChannelT) and m in CHANNEL_METHODS:
         return ck.channel_method(e, obj, m, sp)
     r = ck.named_method(e, f, obj)
@@ -387,11 +430,11 @@ def array_method(ck, e, obj, m, sp) -> T.Expr:
         return T.Builtin(VOID, sp, "array.insert", [
             obj, ck.coerce_int(ck.expr(i, expected=INT), i.span),
             ck.coerce(ck.expr(v, expected=el), el, v.span, "argument 2 of insert")])
-    if m in ("pop", "clear", "clone", "reverse", "sort", "print", "shuffle"):
+    if m == "sort":
+        return check_sort(ck, e, obj, e.args, sp, copy=False)
+    if m in ("pop", "clear", "clone", "reverse", "print", "shuffle"):
         plain_args(ck, e, m, 0, 0)
         ret = {"pop": el, "clone": t}.get(m, VOID)
-        if m == "sort" and not (is_numeric(el) or el in (CHAR, STR, BOOL)):
-            ck.fail(sp, f"cannot sort an array of {el}")
         if m == "print":
             return T.Builtin(VOID, sp, "print", [obj], (True, 1))
         return T.Builtin(ret, sp, "array." + m, [obj])

@@ -20,7 +20,8 @@ from .symbols import ModScope
 from ..parser import BUILTIN_GENERICS
 from .expr import Abandon as _Abandon, ExprChecker
 from ..diagnostics import Diagnostics, Span
-from ..builtins import FILE_T
+from ..builtins import FILE_T, SB_T
+from .strbuilder import new_builder
 from ..types import (ArrayT, BufferT, ChannelT, ClassT, ForeignT, ERR, FixedT, MapT, Prim, TupleT, Type, INT, STR, VOID, CHAR, is_numeric, is_int)
 
 if TYPE_CHECKING:                  # the loader's Module, named in annotations only
@@ -224,48 +225,55 @@ class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, Foreig
         out: list[T.Stmt] = []
         declared = self.resolve_or_error(s.type) if s.type is not None else None
         for it in s.items:
-            if it.recv is not None:
+            try:
+                if it.recv is not None:
+                    if declared is None:
+                        self.error(it.span, f"'var {it.name} <- ch' needs a type: TYPE {it.name} <- ch")
+                        continue
+                    init = self.recv_init(it, declared)
+                    self.check_local_name(it.name, it.span)
+                    var = T.Var(it.name, declared, it.span)
+                    self.scope.declare(var)
+                    out.append(T.Decl(it.span, var, init))
+                    continue
+                if it.ctor_args is not None:
+                    self.check_local_name(it.name, it.span)
+                    init = self.construct(declared, it.ctor_args, it.span)
+                    var = T.Var(it.name, declared, it.span)
+                    self.scope.declare(var)
+                    out.append(T.Decl(it.span, var, init))
+                    continue
                 if declared is None:
-                    self.error(it.span, f"'var {it.name} <- ch' needs a type: TYPE {it.name} <- ch")
-                    continue
-                init = self.recv_init(it, declared)
-                self.check_local_name(it.name, it.span)
-                var = T.Var(it.name, declared, it.span)
-                self.scope.declare(var)
-                out.append(T.Decl(it.span, var, init))
-                continue
-            if it.ctor_args is not None:
-                self.check_local_name(it.name, it.span)
-                init = self.construct(declared, it.ctor_args, it.span)
-                var = T.Var(it.name, declared, it.span)
-                self.scope.declare(var)
-                out.append(T.Decl(it.span, var, init))
-                continue
-            if declared is None:
-                if it.init is None:
-                    self.error(it.span, f"'var {it.name}' needs an initializer")
-                    continue
-                init = self.expr(it.init)
-                if init.type == Prim("nil"):
-                    self.error(it.init.span, "cannot infer a type from nil",
-                               f"write the type: TYPE {it.name} = nil")
-                    continue
-                if init.type == VOID:
-                    self.error(it.init.span, "a void call has no value")
-                    continue
-                vt = init.type
-            else:
-                vt = declared
-                if it.init is not None:
-                    init = self.coerce(self.expr(it.init, expected=vt), vt, it.init.span)
+                    if it.init is None:
+                        self.error(it.span, f"'var {it.name}' needs an initializer")
+                        continue
+                    init = self.expr(it.init)
+                    if init.type == Prim("nil"):
+                        self.error(it.init.span, "cannot infer a type from nil",
+                                   f"write the type: TYPE {it.name} = nil")
+                        continue
+                    if init.type == VOID:
+                        self.error(it.init.span, "a void call has no value")
+                        continue
+                    vt = init.type
                 else:
-                    cap = self.channel_capacity(s.type)
-                    init = T.Builtin(vt, it.span, "chan.new", [cap]) if cap is not None \
-                        else T.Zero(vt, it.span, fresh=True)
-            self.check_local_name(it.name, it.span)
-            var = T.Var(it.name, vt, it.span)
-            self.scope.declare(var)
-            out.append(T.Decl(it.span, var, init))
+                    vt = declared
+                    if it.init is not None:
+                        init = self.coerce(self.expr(it.init, expected=vt), vt, it.init.span)
+                    else:
+                        cap = self.channel_capacity(s.type)
+                        init = T.Builtin(vt, it.span, "chan.new", [cap]) if cap is not None \
+                            else new_builder(self, [], it.span) if vt == SB_T \
+                            else T.Zero(vt, it.span, fresh=True)
+                self.check_local_name(it.name, it.span)
+                var = T.Var(it.name, vt, it.span)
+                self.scope.declare(var)
+                out.append(T.Decl(it.span, var, init))
+            except _Abandon:
+                # 13.1: the name exists from here on, with the error type, so its uses say nothing more
+                if self.scope.lookup(it.name) is None and it.name not in BUILTIN_GENERICS:
+                    self.scope.declare(T.Var(it.name, ERR, it.span))
+                raise
         if len(out) == 1:
             return out[0]
         return T.Block(s.span, out) if out else None
@@ -281,6 +289,8 @@ class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, Foreig
                 if len(vals) > 1 else T.Const(STR, span, b"r")
             self.mark_raises()
             return T.Builtin(FILE_T, span, "file_open", [path, mode])
+        if t == SB_T:
+            return new_builder(self, args, span)
         if isinstance(t, ClassT) and t in self.classes_by_type:
             return self.new_object(t, args, span)
         if isinstance(t, ForeignT):
@@ -297,7 +307,8 @@ class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, Foreig
             self.error(span, f"cannot declare '{name}' in kernel code", "it is predeclared (12.2)")
             raise _Abandon()
         if name in BUILTIN_GENERICS:
-            self.error(span, f"local '{name}' is named like the generic function '{name}'",
+            self.error(span, f"'{name}' is a builtin (the generic function {name}<T>); "
+                             "a local cannot take its name",
                        "rename it: the name would change how `name <` parses")
             raise _Abandon()
         if self.scope.lookup(name) is not None:
@@ -347,8 +358,10 @@ class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, Foreig
                 if t.id in ("tid", "tN", "tHW"):
                     self.error(t.span, f"cannot assign to '{t.id}'")
                 else:
+                    owner = self.cur_class
                     self.error(t.span, f"unknown variable '{t.id}'",
-                               f"declare it first: var {t.id} = ...")
+                               f"did you mean 'self.{t.id}'?" if owner is not None and
+                               t.id in owner.field_index else f"declare it first: var {t.id} = ...")
                 raise _Abandon()
             if getattr(v, "captured", False):
                 self.fail(t.span, f"cannot assign to captured variable '{t.id}' inside a thread",

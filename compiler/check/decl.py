@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from .. import ast as A
 from .. import tir as T
-from .expr import Abandon, builtin_operand
+from .expr import Abandon, builtin_meaning, builtin_operand
 from .suggest import similar
 from ..foreign_names import foreign_type_names, is_initializer, proto_neve_name
 from .symbols import ClassDecl, ClassInfo, GenericFunc, ModScope
-from ..types import (ClassT, ForeignT, Prim, Type, PRIMS, VOID)
+from ..types import (ClassT, ForeignT, Prim, Type, PRIMS, VOID, MAX_INSTANTIATION_DEPTH, type_depth)
 
-BUILTIN_CLASSES = ("File",)
+BUILTIN_CLASSES = ("File", "StrBuilder")
 
 
 class DeclChecker:
@@ -135,7 +135,7 @@ class DeclChecker:
                        (" (or one, for unary minus)" if op == "-" else ""))
             return
         types = [p.type for p in f.params]
-        if all(builtin_operand(t) for t in types):
+        if all(builtin_operand(t) for t in types) and builtin_meaning(op, types):
             self.error(f.span, f"operator '{op}' is built in for "
                                f"{' and '.join(map(str, types))}; it cannot be redefined",
                        "define operators for your own classes")
@@ -269,6 +269,8 @@ class DeclChecker:
         if targs in decl.instances:
             return decl.instances[targs]
         ct = ClassT(decl.scope.key, decl.name, targs)
+        if type_depth(ct) > MAX_INSTANTIATION_DEPTH:   # Layer<T> using Layer<Layer<T>> (6.4)
+            self.fail(span, "generic instantiation too deep")
         env = dict(zip(decl.ast.tparams, targs))
         info = ClassInfo(decl, ct, env)
         decl.instances[targs] = info
@@ -328,6 +330,9 @@ class DeclChecker:
         ts = info.methods.get("to_str")
         if ts is not None and ts.ret == Prim("str") and len(ts.params) == 1:
             info.to_str = ts
+        elif ts is not None:        # else printing would silently ignore it
+            self.error(ts.span, f"to_str of class {info.decl.name} must be 'def str to_str()' "
+                                "to give its text (10.1)")
 
 
 class PendingFunc:

@@ -8,6 +8,7 @@ from .literals import (LiteralChecker, is_lit_expr, round_f32)
 from .fstrings import FStringChecker
 from .call import builtin_value, check_call
 from .suggest import similar
+from .hints import unknown_name_hint
 
 from .. import ast as A
 from .. import tir as T
@@ -33,6 +34,37 @@ def builtin_operand(t: Type) -> bool:
     return isinstance(t, Prim) and t.name != "any" or isinstance(t, (ArrayT, TupleT, FixedT))
 
 
+def builtin_meaning(op: str, types: list[Type]) -> bool:
+    """Whether `op` has a built-in meaning for these operand types (4.2-4.4, 10.2, 14.5); where it
+    has none, a user definition may give it one even on built-in types (6.5)."""
+    num = lambda t: is_numeric(t) or t == CHAR
+    whole = lambda t: is_int(t) or t == CHAR
+    if len(types) == 1:
+        return op == "-" and num(types[0])
+    lt, rt = types
+    if op == "@":
+        return False
+    if op == "+" and STR in (lt, rt):
+        return all(t in (STR, CHAR, BOOL) or is_numeric(t) for t in types)
+    if op == "*" and lt == STR:
+        return is_int(rt)
+    if op == "/|":
+        return whole(lt) and whole(rt)
+    if op in ARITH:
+        return num(lt) and num(rt)
+    if op in COMPARE:
+        if num(lt) and num(rt) or lt == rt == STR:
+            return True
+        return op in ("==", "!=") and (lt == rt and (lt == BOOL or lt.is_ref or
+                                                     isinstance(lt, (ArrayT, TupleT, FixedT)))
+                                       or NIL in (lt, rt))
+    if op in ("&", "|", "xor"):
+        return lt == rt == BOOL or whole(lt) and whole(rt)
+    if op in ("<<", ">>"):
+        return whole(lt) and whole(rt)
+    return True
+
+
 class ExprChecker(LiteralChecker, FStringChecker):
     def __init__(self, diags: Diagnostics) -> None:
         self.diags = diags
@@ -45,6 +77,10 @@ class ExprChecker(LiteralChecker, FStringChecker):
 
     def fail(self, span: Span, msg: str, hint: str | None = None):
         self.error(span, msg, hint)
+        raise Abandon()
+
+    def abandon(self):
+        """Give up on the expression silently: what is wrong was reported already."""
         raise Abandon()
 
     def mark_raises(self) -> None:
@@ -237,8 +273,7 @@ class ExprChecker(LiteralChecker, FStringChecker):
         if e.id in self.ms.imports or e.id in self.ms.ambiguous:
             self.fail(e.span, f"'{e.id}' is a module; use its members as {e.id}.name")
         cands = (self.scope.visible_names() if self.scope else []) + self.visible_function_names()
-        s = similar(e.id, cands)
-        self.fail(e.span, f"unknown variable '{e.id}'", f"did you mean '{s}'?" if s else None)
+        self.fail(e.span, f"unknown variable '{e.id}'", unknown_name_hint(self, e.id, cands))
 
     def ex_Unary(self, e: A.Unary, expected):
         if e.op == "not":
@@ -319,7 +354,8 @@ class ExprChecker(LiteralChecker, FStringChecker):
         lt, rt = l.type, r.type
         if ERR in (lt, rt):
             raise Abandon()
-        if (not (builtin_operand(lt) and builtin_operand(rt)) or op == "@") and NIL not in (lt, rt):
+        if (not (builtin_operand(lt) and builtin_operand(rt)) or not builtin_meaning(op, [lt, rt])) \
+                and NIL not in (lt, rt):
             u = self.user_operator(op, [l, r], span)
             if u is not None:
                 return u
@@ -331,6 +367,9 @@ class ExprChecker(LiteralChecker, FStringChecker):
                                         f"returns {eq.type}")
                     return T.Unop(BOOL, span, "not", eq)
         num = lambda t: is_numeric(t) or t == CHAR
+        if op == "*" and lt == STR and is_int(rt):      # 14.5: repetition
+            self.mark_raises()
+            return T.Builtin(STR, span, "str.repeat", [l, self.cast(r, INT)])
         if op == "+" and (lt == STR or rt == STR):
             ok = lambda t: t in (STR, CHAR, BOOL) or is_numeric(t)
             if ok(lt) and ok(rt):

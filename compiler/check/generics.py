@@ -7,9 +7,8 @@ from .. import tir as T
 from .call import bind_args
 from .expr import Abandon
 from .symbols import GenericFunc
-from ..types import ArrayT, BufferT, ChannelT, ClassT, FixedT, FuncT, MapT, TupleT, Type, NIL, VOID, ERR
-
-MAX_INSTANTIATION_DEPTH = 64
+from ..types import (ArrayT, BufferT, ChannelT, ClassT, FixedT, FuncT, MapT, TupleT, Type, NIL, VOID, ERR,
+                     MAX_INSTANTIATION_DEPTH)
 
 
 class GenericChecker:

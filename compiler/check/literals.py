@@ -59,6 +59,20 @@ def finite_in(v: float, ty: Type) -> bool:
     return not math.isinf(round_f32(v))
 
 
+def out_of_range_literal(e, ty: Type):
+    """The first float literal of the literal expression e that is itself not finite in float
+    type ty (2.4), or None; only such a literal is an error, not a folded result (4.2)."""
+    while isinstance(e, A.Paren):
+        e = e.expr
+    if isinstance(e, A.FloatLit):
+        return None if finite_in(round_decimal(e.text, ty.name), ty) else e
+    if isinstance(e, A.Unary):
+        return out_of_range_literal(e.operand, ty)
+    if isinstance(e, A.Binary):
+        return out_of_range_literal(e.left, ty) or out_of_range_literal(e.right, ty)
+    return None
+
+
 def round_f32(x: float) -> float:
     try:
         return struct.unpack("f", struct.pack("f", x))[0]
@@ -132,8 +146,9 @@ class LiteralChecker:
             if not lo <= v <= hi:
                 return None
             return T.Const(ty, e.span, v)
-        if not finite_in(v, ty):
+        if out_of_range_literal(e, ty) is not None:
             return None
+        # 4.2: float arithmetic never fails, folded or not, so `1e300 * 1e10` is inf
         return T.Const(ty, e.span, v)
 
     def adapt_literal(self, e, ty: Type) -> T.Expr:
@@ -149,7 +164,9 @@ class LiteralChecker:
             return self.expr_plain(e)
         if isinstance(v, int) and (is_int(ty) or ty == CHAR):
             self.fail(e.span, f"constant {v} does not fit in {ty}")
-        if isinstance(v, float) and not finite_in(v, ty):
-            self.fail(e.span, f"float literal is not finite in {ty}")
+        if isinstance(v, float):
+            bad = out_of_range_literal(e, ty)
+            if bad is not None:
+                self.fail(bad.span, f"float literal is not finite in {ty}")
         return self.expr_plain(e)
 

@@ -7,7 +7,9 @@ from .. import tir as T
 from .call import call_site, call_user
 from .expr import Abandon
 from .symbols import ClassInfo, GenericFunc
-from ..types import ArrayT, ChannelT, ClassT, ForeignT, FuncT, MapT, Prim, Type, INT
+from .strbuilder import new_builder
+from ..builtins import SB_T
+from ..types import ArrayT, ChannelT, ClassT, ForeignT, FuncT, MapT, Prim, Type, INT, ERR
 
 
 class MemberChecker:
@@ -92,6 +94,9 @@ class MemberChecker:
             self.fail(e.span, f"{info.type}(...) converts an any to {info.type}",
                       f"to create an object write new {info.type}(...)")
         x = self.expr(e.args[0].value)
+        if not x.type.is_ref:          # a slip for `new C(...)`, not a conversion (13.1)
+            self.fail(call_site(e), f"cannot convert {x.type} to {info.type}",
+                      f"to create an object write new {info.type}(...)")
         return self.explicit_convert(x, info.type, call_site(e), e.args[0].value.span)
 
     def new_object(self, t: Type, args, span) -> T.Expr:
@@ -138,6 +143,8 @@ class MemberChecker:
             return self.new_object(t, e.args, e.span)
         if isinstance(t, ForeignT):
             return self.new_foreign(t, e.args, e.span)
+        if t == SB_T:
+            return new_builder(self, e.args, e.span)
         self.fail(e.span, f"cannot create a {t} with new")
 
     def ex_SelfRef(self, e: A.SelfRef, expected):
@@ -236,6 +243,8 @@ class MemberChecker:
             if e.name in info.methods:
                 self.fail(e.span, f"method '{e.name}' must be called",
                           f"write x.{e.name}(...), or {t}.{e.name} for a function value")
+        if t == ERR:                   # already reported (13.1: no cascades)
+            raise Abandon()
         self.fail(e.span, f"no member '{e.name}' in {t}")
 
     def module_member(self, scope, e: A.Attribute) -> T.Expr:

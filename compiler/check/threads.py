@@ -123,7 +123,8 @@ class ThreadChecker:
     # ------------------------------------------------------------ channels (9.5)
     def stmt_ChanOp(self, s: A.ChanOp):
         left = self.expr(s.left)
-        right = self.expr(s.right)
+        # a literal sent adapts to the element type, as in `ch.send(5)` (2.4, 3.3)
+        right = self.expr(s.right, expected=left.type.elem if isinstance(left.type, ChannelT) else None)
         self.mark_raises()
         if isinstance(left.type, ChannelT) and self.convertible(right.type, left.type.elem):
             item = self.coerce(right, left.type.elem, s.right.span)
@@ -165,8 +166,9 @@ class ThreadChecker:
         ret = {"alive": BOOL, "size": INT}.get(m, VOID)
         return T.Builtin(ret, sp, "chan." + ("close" if m == "terminate" else m), [obj])
 
-    def channel_capacity(self, te) -> T.Expr | None:
-        """The capacity written in a declaration's outermost `channel<T, N>` (3.4)."""
+    def channel_capacity(self, te, seen: frozenset = frozenset()) -> T.Expr | None:
+        """The capacity written in a declaration's outermost `channel<T, N>` (3.4), also
+        through aliases (3.5); `seen` stops at an alias cycle, reported where it is resolved."""
         if isinstance(te, A.TypeName) and te.name == "channel" and te.capacity is not None:
             n = self.const_int(te.capacity)
             if n is None:
@@ -174,4 +176,24 @@ class ThreadChecker:
             if n < 1:
                 self.fail(te.capacity.span, f"a channel capacity must be at least 1, got {n}")
             return T.Const(INT, te.capacity.span, n)
-        return None
+        alias = self.alias_of(te)
+        if alias is None or alias in seen:
+            return None
+        scope, name = alias            # 3.5: an alias keeps its channel's capacity
+        saved = self.ctx_swap(scope, {}, None)
+        try:
+            return self.channel_capacity(scope.aliases[name].type, seen | {alias})
+        finally:
+            self.ctx_restore(saved)
+
+    def alias_of(self, te):
+        """(module scope, name) of the type alias the syntax type `te` names, if it names one."""
+        if not isinstance(te, A.TypeName) or te.args or (te.module is None and te.name in self.env):
+            return None
+        if te.module is not None:
+            scope, name = self.import_scope(te.module, te.span), te.name
+        elif te.name in self.ms.from_names:
+            scope, name = self.ms.from_names[te.name]
+        else:
+            scope, name = self.ms, te.name
+        return (scope, name) if name in scope.aliases else None

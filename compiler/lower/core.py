@@ -10,6 +10,8 @@ from . import runtime_abi as R
 from .exprs import ExprLowering
 from .stmts import StmtLowering
 from .intrinsics import IntrinsicLowering
+from .sorting import SortLowering
+from .strbuilder import StrBuilderLowering
 from .objects import ObjectLowering
 from .vtables import VtableLowering
 from .maps import MapLowering
@@ -26,7 +28,8 @@ PRIM_LL = {"int": R.I64, "i8": R.I8, "i16": R.I16, "i32": R.I32, "u8": R.I8, "fl
            "str": R.PTR, "any": R.ANY, "nil": R.PTR, "void": R.VOID}
 
 
-class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, VtableLowering, MapLowering, ExprLowering, StmtLowering, IntrinsicLowering):
+class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, VtableLowering, MapLowering, ExprLowering,
+              StmtLowering, IntrinsicLowering, SortLowering, StrBuilderLowering):
     def __init__(self, program: T.Program, target_data, triple: str, *, release: bool = False,
                  module_name: str = "neve", ptx=None) -> None:
         self.program = program
@@ -316,7 +319,8 @@ class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, V
         deep = b.or_(deep, b.icmp_unsigned("<", sp, b.load(self.stack_limit)))
         with b.if_then(deep, likely=False):
             site = (fs.sym.span.line << 32) | fs.sym.span.col
-            self.rt("nv_panic_depth", info.bitcast(R.PTR), ir.Constant(R.I64, site))
+            self.rt("nv_panic_depth", info.bitcast(R.PTR), ir.Constant(R.I64, site), fs.depth,
+                    ir.Constant(R.I32, int(fs.sym.may_raise)))
             b.unreachable()
 
     def depth_arg(self, callee: T.FuncSym) -> ir.Value:

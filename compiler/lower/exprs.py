@@ -27,6 +27,9 @@ def ll_float_name(t: ir.Type) -> str:
     return {"float": "f32", "double": "f64", "half": "f16"}[str(t)]
 
 
+CONST_ARRAY_MIN = 8      # shorter literals stay per-element stores (LLVM folds them)
+
+
 class ExprLowering:
     # ------------------------------------------------------------ dispatch
     def expr(self, e: T.Expr) -> ir.Value:
@@ -506,12 +509,37 @@ class ExprLowering:
     # ------------------------------------------------------------ literals
     def ex_ArrayNew(self, e: T.ArrayNew) -> ir.Value:
         et = e.type.elem
+        plain = et not in (BF16, HALF) and (is_int(et) or is_float(et) or et in (BOOL, CHAR))
+        if plain and len(e.elems) >= CONST_ARRAY_MIN and \
+                all(isinstance(x, T.Const) and x.value is not None for x in e.elems):
+            return self.const_array(e)
         vals = [self.expr(x) for x in e.elems]
         arr = self.rt("nv_array_new", self.desc(et), ir.Constant(R.I64, len(vals)))
         if vals:
             data = self.b.bitcast(self.b.load(self.array_field(arr, 2)), self.mem_ty(et).as_pointer())
             for i, v in enumerate(vals):
                 self.b.store(self.to_mem(v, et), self.b.gep(data, [ir.Constant(R.I64, i)]))
+        return arr
+
+    def const_array(self, e: T.ArrayNew) -> ir.Value:
+        """A literal of number constants: its elements are one constant global, copied into the
+        new array with one memcpy (per-element stores make large literals slow to compile)."""
+        et = e.type.elem
+        mt = self.mem_ty(et)
+        consts = [ir.Constant(R.I8, int(bool(x.value))) if et == BOOL else self.expr(x)
+                  for x in e.elems]
+        aty = ir.ArrayType(mt, len(consts))
+        gv = ir.GlobalVariable(self.module, aty, self.unique(".arr"))
+        gv.global_constant = True
+        gv.linkage = "private"
+        gv.unnamed_addr = True
+        gv.initializer = ir.Constant(aty, consts)
+        n = len(consts)
+        arr = self.rt("nv_array_new", self.desc(et), ir.Constant(R.I64, n))
+        data = self.b.load(self.array_field(arr, 2))
+        memcpy = self.intrinsic_fn("llvm.memcpy.p0.p0.i64", ir.VoidType(), [R.PTR, R.PTR, R.I64, R.I1])
+        self.b.call(memcpy, [self.b.bitcast(data, R.PTR), gv.bitcast(R.PTR),
+                             ir.Constant(R.I64, n * self.size_of(et)), ir.Constant(R.I1, 0)])
         return arr
 
     def ex_TupleNew(self, e: T.TupleNew) -> ir.Value:

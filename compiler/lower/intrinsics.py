@@ -19,14 +19,16 @@ DIRECT = {
     "str.strip": "nv_str_strip", "str.lstrip": "nv_str_lstrip", "str.rstrip": "nv_str_rstrip",
     "str.lower": "nv_str_lower", "str.upper": "nv_str_upper", "str.split": "nv_str_split",
     "str.split_ws": "nv_str_split_ws", "str.find": "nv_str_find", "str.count": "nv_str_count",
-    "str.replace": "nv_str_replace", "str.join": "nv_str_join",
+    "str.replace": "nv_str_replace", "str.join": "nv_str_join", "str.repeat": "nv_str_repeat",
     "seed": "nv_seed", "randint": "nv_randint", "randu": "nv_randu", "randn": "nv_randn",
     "read_file": "nv_read_file", "read_lines": "nv_read_lines", "read_bytes": "nv_read_bytes",
     "write_file": "nv_write_file", "glob": "nv_glob",
+    "remove_file": "nv_remove_file", "rename": "nv_rename", "remove_dir": "nv_remove_dir",
+    "list_dir": "nv_list_dir", "temp_dir": "nv_temp_dir",
 }
-RAISING = {"arange_int", "arange_float", "to_int", "to_float", "to_f64", "pow_int", "str.split",
+RAISING = {"arange_int", "arange_float", "to_int", "to_float", "to_f64", "pow_int", "str.split", "str.repeat",
            "str.join", "randint", "read_file", "read_lines", "read_bytes",
-           "write_file"}
+           "write_file", "remove_file", "rename", "remove_dir", "list_dir", "temp_dir"}
 BOOL_RESULT = {"str.startswith": "nv_str_startswith", "str.endswith": "nv_str_endswith",
                "file_exists": "nv_file_exists", "dir_exists": "nv_dir_exists"}
 MATH_F32 = {"exp": "expf", "log": "logf", "log2": "log2f", "sin": "sinf", "cos": "cosf",
@@ -197,6 +199,11 @@ class IntrinsicLowering:
     # ------------------------------------------------------------ strings
     def bi_str_size(self, e: T.Builtin):
         return self.array_len(self.expr(e.args[0]))
+
+    def bi_make_dir(self, e: T.Builtin):
+        path, parents = (self.expr(a) for a in e.args)
+        self.set_site(e.span)
+        return self.rt("nv_make_dir", path, self.b.zext(parents, R.I32))
 
     def bi_str_contains(self, e: T.Builtin):
         s, sub = self.expr(e.args[0]), self.expr(e.args[1])

@@ -29,7 +29,9 @@ class KernelLowering:
     def lower_kernel_function(self, f: T.FuncSym) -> None:
         target = CpuTarget()
         if f.kind == "gpu":
-            target.define_gpu(self, f)
+            from .inline_gpu import has_collective
+            if not has_collective(f):      # else inlined into its kernels' plans (12.4)
+                target.define_gpu(self, f)
             return
         cpu = target.define_kernel(self, f)
         self.emit_kernel_descriptor(f, cpu)
@@ -204,7 +206,11 @@ class KernelLowering:
         self.rt("nv_gpu_sync")
 
 
-def uses_shuffles(f: T.FuncSym) -> bool:
+def uses_shuffles(f: T.FuncSym, seen: frozenset = frozenset()) -> bool:
+    """Whether kernel or gpu function f shuffles, itself or in a gpu function it calls."""
     from .regions import walk
-    return f.body is not None and any(isinstance(x, T.Builtin) and x.name == "k.shfl"
-                                      for x in walk(f.body))
+    if f.body is None or f in seen:
+        return False
+    return any(isinstance(x, T.Builtin) and x.name == "k.shfl" or
+               isinstance(x, T.CallFn) and x.func.kind == "gpu" and uses_shuffles(x.func, seen | {f})
+               for x in walk(f.body))

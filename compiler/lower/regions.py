@@ -18,15 +18,17 @@ Locals fall in three classes:
 A kernel without barriers or shuffles is one `Loop` over the whole body, which LLVM can
 vectorise. `return` marks the thread finished; later segments skip it.
 
-`plan_kernel` returns the plan or the reason the transform cannot handle a shape (a barrier in
-a gpu function or a `for x in` loop, a shuffle in a condition, break/continue leaving a segment).
+`plan_kernel` first inlines the gpu functions that hold barriers or shuffles (inline_gpu.py), then
+returns the plan or the reason the transform cannot handle a shape (a barrier in a `for x in`
+loop, a shuffle in a condition, break/continue leaving a segment).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field
 
 from .. import tir as T
 from ..types import INT
+from .tir_walk import children, is_barrier, is_shfl, rebuild, walk  # noqa: F401 (also used from here)
 
 
 @dataclass
@@ -89,37 +91,6 @@ class Unsupported(Exception):
         self.reason = reason
 
 
-# ------------------------------------------------------------------ walking the typed IR
-
-def children(n):
-    for f in fields(n):
-        v = getattr(n, f.name)
-        if isinstance(v, (T.Expr, T.Stmt)):
-            yield v
-        elif isinstance(v, list):
-            for x in v:
-                if isinstance(x, (T.Expr, T.Stmt)):
-                    yield x
-                elif isinstance(x, tuple):
-                    yield from (y for y in x if isinstance(y, (T.Expr, T.Stmt)))
-
-
-def walk(n):
-    stack = [n]
-    while stack:
-        x = stack.pop()
-        yield x
-        stack.extend(children(x))
-
-
-def is_barrier(n) -> bool:
-    return isinstance(n, T.Builtin) and n.name == "k.sync"
-
-
-def is_shfl(n) -> bool:
-    return isinstance(n, T.Builtin) and n.name == "k.shfl"
-
-
 def structural(s) -> bool:
     """Holds a barrier or a shuffle: split, not run inside one thread loop."""
     return any(is_barrier(x) or is_shfl(x) for x in walk(s))
@@ -148,8 +119,12 @@ class KArg(T.Expr):
 # ------------------------------------------------------------------ the plan
 
 def plan_kernel(sym: T.FuncSym) -> Plan:
+    from .inline_gpu import CannotInline, inline_collectives
     params = [T.Decl(p.span, p, KArg(p.type, p.span, i)) for i, p in enumerate(sym.params)]
-    body = list(sym.body.body)
+    try:
+        body = inline_collectives(list(sym.body.body))
+    except CannotInline as e:
+        raise Unsupported(e.span, e.reason) from None
     plan = Plan([], params)
     if not any(structural(s) for s in body):
         plan.items = [Loop(params + body)]    # `return` just goes on to the next thread
@@ -319,27 +294,6 @@ class Splitter:
                 stage += [T.Decl(x.span, site.value, x.args[0]), T.Decl(x.span, site.k, x.args[1])]
                 sites[id(x)] = T.Builtin(x.type, x.span, "k.shfl_read", [], site)
         return [Loop(stage), Loop([rebuild(s, sites)])]
-
-
-def rebuild(n, subst: dict):
-    """A copy of n with the nodes whose id is in subst replaced (the original body is kept
-    intact for other targets)."""
-    if id(n) in subst:
-        return subst[id(n)]
-    if not isinstance(n, (T.Expr, T.Stmt)):
-        return n
-    changes = {}
-    for f in fields(n):
-        v = getattr(n, f.name)
-        if isinstance(v, (T.Expr, T.Stmt)):
-            nv = rebuild(v, subst)
-        elif isinstance(v, list):
-            nv = [rebuild(x, subst) for x in v]
-        else:
-            continue
-        if nv is not v:
-            changes[f.name] = nv
-    return replace(n, **changes) if changes else n
 
 
 def per_thread_vars(plan: Plan) -> set:

@@ -1,5 +1,8 @@
 // sort() (14.4): stable and ascending. Primitive elements are sorted as typed values (NaN
-// last); other orderable elements through an index permutation and rt_value_cmp.
+// last); other orderable elements through an index permutation and rt_value_cmp; sort(key = f),
+// sort(less = f) and reverse = true through a permutation too, with compiler-made adapters
+// that call the Neve function value f.
+#include <gc.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -93,4 +96,71 @@ extern "C" int64_t nv_array_index(const NvArray* a, const void* v) {
     for (int64_t i = 0; i < a->len; i++)
         if (nv_value_eq(a->data + i * sz, v, t)) return i;
     return -1;
+}
+
+namespace {
+
+// Reorder a's elements by the permutation `order` (see sort_generic on why malloc is safe).
+void permute(NvArray* a, const std::vector<int64_t>& order) {
+    size_t sz = (size_t)a->elem->size, n = (size_t)a->len;
+    char* tmp = (char*)malloc(sz * n);
+    if (!tmp) rt_panic("out of memory");
+    for (size_t i = 0; i < n; i++) memcpy(tmp + i * sz, a->data + order[i] * sz, sz);
+    memcpy(a->data, tmp, sz * n);
+    free(tmp);
+}
+
+std::vector<int64_t> identity(int64_t n) {
+    std::vector<int64_t> order((size_t)n);
+    for (int64_t i = 0; i < n; i++) order[(size_t)i] = i;
+    return order;
+}
+
+// f may change the array it sorts (it is ordinary Neve code): refuse rather than misplace.
+void check_unchanged(const NvArray* a, int64_t len, const char* data) {
+    if (a->len != len || a->data != data) rt_panic("array modified during sort");
+}
+
+}  // namespace
+
+extern "C" void nv_array_sort_key(NvArray* a, const void* fn, NvSortKey key, const NvType* kt,
+                                  int32_t reverse) {
+    int64_t n = a->len;
+    if (n < 2) return;
+    const char* data = a->data;
+    size_t esz = (size_t)a->elem->size;
+    const char* keys = data;
+    if (key) {
+        size_t ksz = (size_t)kt->size;
+        char* k = (char*)GC_MALLOC(ksz * (size_t)n);   // keys may hold pointers (str, tuples)
+        if (!k) rt_panic("out of memory");
+        for (int64_t i = 0; i < n; i++) key(fn, data + (size_t)i * esz, k + (size_t)i * ksz);
+        check_unchanged(a, n, data);
+        keys = k;
+    } else {
+        kt = a->elem;
+    }
+    size_t ksz = (size_t)kt->size;
+    std::vector<int64_t> order = identity(n);
+    // stable both ways: equal keys keep their order, also under reverse
+    std::stable_sort(order.begin(), order.end(), [keys, ksz, kt, reverse](int64_t x, int64_t y) {
+        int c = rt_value_cmp(keys + (size_t)x * ksz, keys + (size_t)y * ksz, kt);
+        return reverse ? c > 0 : c < 0;
+    });
+    permute(a, order);
+}
+
+extern "C" void nv_array_sort_less(NvArray* a, const void* fn, NvSortLess less, int32_t reverse) {
+    int64_t n = a->len;
+    if (n < 2) return;
+    const char* data = a->data;
+    size_t esz = (size_t)a->elem->size;
+    std::vector<int64_t> order = identity(n);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+        const char* px = data + (size_t)x * esz;
+        const char* py = data + (size_t)y * esz;
+        return (reverse ? less(fn, py, px) : less(fn, px, py)) != 0;
+    });
+    check_unchanged(a, n, data);
+    permute(a, order);
 }

@@ -60,9 +60,16 @@ void nv_assert_fail(const NvStr* msg) {
 }  // extern "C"
 
 // Recursion deeper than NV_MAX_DEPTH (counted by a hidden argument of recursive functions, which
-// also survives tail-call elimination): report it as a stack overflow located in `fn`.
-void nv_panic_depth(const NvFuncInfo* fn, int64_t site) {
-    NvFrame f{nv_top_frame, fn, site};
+// also survives tail-call elimination): report it as a stack overflow located in `fn`. The check
+// runs first in fn's body: a function with a frame has pushed it with no site yet; one without
+// has none, nor have the `depth` activations of its recursion below it (13.2: say how many).
+void nv_panic_depth(const NvFuncInfo* fn, int64_t site, int64_t depth, int32_t has_frame) {
+    if (has_frame && nv_top_frame && nv_top_frame->fn == fn) {
+        nv_top_frame->site = site;
+        rt_panic("stack overflow");
+    }
+    NvFrame elided{nv_top_frame, &rt_elided_frames, depth};
+    NvFrame f{depth > 0 ? &elided : nv_top_frame, fn, site};
     nv_top_frame = &f;
     rt_panic("stack overflow");
 }

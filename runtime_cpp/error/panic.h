@@ -2,11 +2,15 @@
 // runtime error ends in rt_die, which prints the message and the Neve trace and exits 1.
 #pragma once
 #include <cstddef>
+#include "neve_rt.h"
 
 // Report `msg` at the innermost frame's site with the trace, flush stdout first, _exit(1).
 // in_signal: called from the SIGSEGV handler (no stdio, no waiting on locks indefinitely).
 [[noreturn]] void rt_die(const char* msg, size_t len, bool in_signal);
 [[noreturn]] void rt_panic(const char* msg);
+// A frame with this info stands for `site` frames that kept no NvFrame (reported as
+// `... N more frames ...`).
+extern const NvFuncInfo rt_elided_frames;
 // A complete report of its own (the deadlock report, 9.6): flush stdout, write `text` to stderr
 // as it is, _exit(1); like rt_die, only the first reporting thread gets to write.
 [[noreturn]] void rt_die_text(const char* text, size_t len);

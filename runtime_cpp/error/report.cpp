@@ -60,6 +60,12 @@ struct ErrOut {
         num(f->site & 0xffffffff);
     }
     void frame(const NvFrame* f) {
+        if (f->fn == &rt_elided_frames) {
+            put("  ... ");
+            num(f->site);
+            put(" more frames ...\n");
+            return;
+        }
         put("  at ");
         put(f->fn && f->fn->name ? f->fn->name : "?");
         put(" (");
@@ -75,6 +81,8 @@ size_t g_cwd_len = 0;
 __thread int t_dying __attribute__((tls_model("initial-exec")));
 
 }  // namespace
+
+const NvFuncInfo rt_elided_frames = {"...", nullptr};
 
 void rt_paths_init() {
     if (getcwd(g_cwd, sizeof g_cwd - 1)) {

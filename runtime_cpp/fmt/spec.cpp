@@ -2,7 +2,7 @@
 //   align  0 (default: '>' for numbers, '<' otherwise), '<', '>'
 //   zero   numbers with '>' alignment: pad with '0' after the sign (not for inf and nan, which
 //          are padded with spaces as printf does)
-//   width  minimum width in bytes (str length counts bytes, 10.2)
+//   width  minimum width in characters: code points, UTF-8 continuation bytes not counted
 //   type   d, x (lowercase hex, "-ff" for -255), f, e (the exact binary value rounded half to
 //          even by snprintf: "%.*f", "%.*e"), or 0 (the value's text as print shows it)
 #include <cmath>
@@ -23,7 +23,8 @@ void spaces(NvBuf* b, int64_t n) {
 // zero padding the zeros go after the sign.
 void pad_number(NvBuf* b, int64_t start, int32_t align, bool zero, int32_t width) {
     if (start < 0 || start > b->len) start = b->len;
-    int64_t n = b->len - start;
+    int64_t n = 0;         // code points (10.3); the text is UTF-8 as Neve makes it (10.2)
+    for (int64_t i = start; i < b->len; i++) n += ((unsigned char)b->data[i] & 0xC0) != 0x80;
     if (width <= n) return;
     int64_t pad = width - n;
     if (align == '<') {

@@ -102,7 +102,9 @@ void nv_panic_nil_call(const char* method, const char* type) __attribute__((nore
 /* Recursive functions compare their stack pointer with this (0 until known) and call
  * nv_panic_depth below it, so an overflow is reported in the recursing function. */
 extern __thread uintptr_t nv_stack_limit __attribute__((tls_model("initial-exec")));
-void nv_panic_depth(const NvFuncInfo* fn, int64_t site) __attribute__((noreturn));
+/* depth: activations of the recursion below this one; has_frame: whether fn keeps an NvFrame */
+void nv_panic_depth(const NvFuncInfo* fn, int64_t site, int64_t depth, int32_t has_frame)
+    __attribute__((noreturn));
 /* "assertion failed: MSG" (just "assertion failed" when msg is empty) */
 void nv_assert_fail(const NvStr* msg) __attribute__((noreturn));
 
@@ -169,6 +171,14 @@ int64_t nv_str_count(const NvStr* s, const NvStr* sub);
 NvStr* nv_str_replace(const NvStr* s, const NvStr* old, const NvStr* neu);
 NvStr* nv_str_lower(const NvStr* s);
 NvStr* nv_str_upper(const NvStr* s);
+NvStr* nv_str_repeat(const NvStr* s, int64_t n);   /* s * n, n >= 0 */
+/* StrBuilder (14.5): add appends a string's bytes (the compiler formats other values first) */
+typedef struct NvStrBuilder NvStrBuilder;
+NvStrBuilder* nv_sb_new(void);
+void nv_sb_add(NvStrBuilder* b, const NvStr* s);
+int64_t nv_sb_size(const NvStrBuilder* b);
+NvStr* nv_sb_str(const NvStrBuilder* b);
+void nv_sb_clear(NvStrBuilder* b);
 NvStr* nv_str_join(const NvStr* sep, const NvArray* parts);   /* parts: array<str>, non-nil */
 /* Parsing (14.6); panics with e.g. `to_int: invalid integer "12x"`. */
 int64_t nv_to_int(const NvStr* s);
@@ -190,6 +200,13 @@ NvArray* nv_array_slice(const NvArray* a, int64_t lo, int64_t hi); /* as nv_str_
 int64_t nv_array_index(const NvArray* a, const void* v);     /* -1 if absent; equality as 4.3 */
 void nv_array_reverse(NvArray* a);
 void nv_array_sort(NvArray* a);            /* numbers, char, str, bool ascending; stable */
+/* sort(key = f, reverse) and sort(less = f, reverse), stable (14.4). fn is the Function value;
+ * the compiler's adapters call it: key stores f(*elem) at out, less returns f(*x, *y).
+ * With key NULL the elements are their own keys (kt unused). */
+typedef void (*NvSortKey)(const void* fn, const void* elem, void* out);
+typedef int32_t (*NvSortLess)(const void* fn, const void* x, const void* y);
+void nv_array_sort_key(NvArray* a, const void* fn, NvSortKey key, const NvType* kt, int32_t reverse);
+void nv_array_sort_less(NvArray* a, const void* fn, NvSortLess less, int32_t reverse);
 /* reduce/scan over numeric elements; op: 0 '+', 1 '*', 2 min, 3 max. reduce writes one element
  * to out ("min of empty array" / "max of empty array" for empty min/max). */
 void nv_array_reduce(const NvArray* a, int32_t op, void* out);
@@ -298,6 +315,13 @@ void nv_write_file(const NvStr* path, const NvStr* text);
 int32_t nv_file_exists(const NvStr* path);
 int32_t nv_dir_exists(const NvStr* path);
 NvArray* nv_glob(const NvStr* pattern);             /* sorted array<str>; no match: empty */
+/* 14.7, file/dirs.cpp: failures are runtime errors naming the path and the reason */
+void nv_remove_file(const NvStr* path);
+void nv_rename(const NvStr* from, const NvStr* to);
+void nv_make_dir(const NvStr* path, int32_t parents);
+void nv_remove_dir(const NvStr* path);             /* empty folders only */
+NvArray* nv_list_dir(const NvStr* path);            /* names, sorted */
+NvStr* nv_temp_dir(void);                           /* a new private folder */
 
 /* ------------------------------------------------------------------ objects and dynamic types
  * A class object is a collected struct whose first word points at its class's vtable, whose

@@ -1,5 +1,8 @@
-// Whitespace trimming and ASCII case mapping (14.5).
+// Whitespace trimming, ASCII case mapping and repetition (14.5).
+#include <cstdint>
+#include <cstring>
 #include "neve_rt.h"
+#include "error/panic.h"
 #include "str/strs.h"
 
 namespace {
@@ -34,4 +37,16 @@ NvStr* nv_str_lstrip(const NvStr* s) { return trim(s, true, false); }
 NvStr* nv_str_rstrip(const NvStr* s) { return trim(s, false, true); }
 NvStr* nv_str_lower(const NvStr* s) { return map_case(s, 'A', 'Z', 'a' - 'A'); }
 NvStr* nv_str_upper(const NvStr* s) { return map_case(s, 'a', 'z', 'A' - 'a'); }
+}
+
+// `s * n` (14.5): n copies of s, one allocation.
+extern "C" NvStr* nv_str_repeat(const NvStr* s, int64_t n) {
+    if (n < 0) rt_panicf("str repeated a negative number of times: %lld", (long long)n);
+    int64_t len = rt_slen(s);
+    if (n == 0 || len == 0) return rt_str_empty();
+    if (len > INT64_MAX / n) rt_panic("out of memory");
+    char* d;
+    NvStr* out = rt_str_alloc(len * n, &d);
+    for (int64_t i = 0; i < n; i++) memcpy(d + i * len, s->data, (size_t)len);
+    return out;
 }

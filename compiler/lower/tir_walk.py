@@ -1,0 +1,57 @@
+"""Walking and rebuilding the typed IR (tir) of kernel code: children in field order, the barrier and
+shuffle intrinsics, copies with some nodes replaced."""
+from __future__ import annotations
+
+from dataclasses import fields, replace
+
+from .. import tir as T
+
+
+def children(n):
+    for f in fields(n):
+        v = getattr(n, f.name)
+        if isinstance(v, (T.Expr, T.Stmt)):
+            yield v
+        elif isinstance(v, list):
+            for x in v:
+                if isinstance(x, (T.Expr, T.Stmt)):
+                    yield x
+                elif isinstance(x, tuple):
+                    yield from (y for y in x if isinstance(y, (T.Expr, T.Stmt)))
+
+
+def walk(n):
+    stack = [n]
+    while stack:
+        x = stack.pop()
+        yield x
+        stack.extend(children(x))
+
+
+def is_barrier(n) -> bool:
+    return isinstance(n, T.Builtin) and n.name == "k.sync"
+
+
+def is_shfl(n) -> bool:
+    return isinstance(n, T.Builtin) and n.name == "k.shfl"
+
+
+def rebuild(n, subst: dict):
+    """A copy of n with the nodes whose id is in subst replaced (the original body is kept
+    intact for other targets)."""
+    if id(n) in subst:
+        return subst[id(n)]
+    if not isinstance(n, (T.Expr, T.Stmt)):
+        return n
+    changes = {}
+    for f in fields(n):
+        v = getattr(n, f.name)
+        if isinstance(v, (T.Expr, T.Stmt)):
+            nv = rebuild(v, subst)
+        elif isinstance(v, list):
+            nv = [rebuild(x, subst) for x in v]
+        else:
+            continue
+        if nv is not v:
+            changes[f.name] = nv
+    return replace(n, **changes) if changes else n
