@@ -217,8 +217,13 @@ def plan_and_write(target: Target, bdir: Path, db: FileDB, ran: list[str],
         db.watch(d)
         keep.add(d)
     db.prune(keep)
+    # what the graph links from outside the build folder: a plan made for another NEVE_HOME
+    # (or whose runtime or native libraries were removed) is planned again
+    outside = [str(rt.lib)] + sorted(str(spec.library) for spec in g.natives.values()
+                                     if getattr(spec, "sources", None))
     return {"version": PLAN_VERSION, "release": target.release, "tests": target.tests,
             "scripts": sorted(str(s) for s in target.scripts),
+            "home": str(paths.neve_home()), "outside": outside,
             "executables": executables,
             "native": sorted([str(pkg), str(spec.out_dir)] for pkg, spec in g.natives.items()
                              if _may_change(pkg))}
@@ -305,6 +310,8 @@ def build(target: Target, *, verbose: bool = False, only: str | None = None) -> 
     fresh = (plan is not None and plan.get("version") == PLAN_VERSION and
              plan.get("tests") == target.tests and
              set(plan.get("scripts", [])) == {str(s) for s in target.scripts} and
+             plan.get("home") == str(paths.neve_home()) and
+             all(os.path.exists(f) for f in plan.get("outside", ())) and
              (bdir / "build.ninja").is_file() and db.all_unchanged())
     exe = plan.get("executables", {}).get(f"run:{only}") if fresh and only else None
     if exe and (meta / "built").is_file() and only in _built(meta) and Path(exe).is_file():

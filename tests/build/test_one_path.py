@@ -185,3 +185,15 @@ def test_builds_show_their_steps_off_a_terminal(tmp_path):
     (pkg / "src" / "util.nv").write_text("def int twice(int x)\n    return x + x\n")
     r = nsm("build", cwd=pkg, home=home, NSM_QUIET="1", NSM_PROGRESS_AFTER="0")
     assert r.returncode == 0 and not [l for l in r.stderr.splitlines() if l.startswith("[")]
+
+
+def test_a_plan_made_for_another_neve_home_is_made_again(tmp_path):
+    """A package's build folder outlives NEVE_HOME (tests, a cleaned cache): executables must not
+    keep pointing at a runtime or native library that is gone."""
+    import shutil
+    pkg = package(tmp_path / "app")
+    first = tmp_path / "home1"
+    assert nsm("build", cwd=pkg, home=first).returncode == 0
+    shutil.rmtree(first)
+    r = nsm("run", cwd=pkg, home=tmp_path / "home2")
+    assert (r.returncode, r.stdout) == (0, "42\n"), r.stderr
