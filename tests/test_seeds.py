@@ -33,19 +33,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from programs_runner import DEFAULT_TIMEOUT_S, nsm_command  # noqa: E402
 
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+from parser_helpers import SEEDS, seeds_or_skip  # noqa: E402
 
 # The compiler's way of saying that a later issue's feature is missing (threads, channels,
 # kernels); a fragment that needs one is an expected failure while this matches its output.
 NOT_YET_RE = re.compile(r"not (supported|implemented)( yet)?|later (issue|version)|phase", re.I)
 
 
-def _seeds() -> Path:
-    if not SEEDS.is_dir():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"seeds folder {SEEDS} is missing (CI=true)")
-        pytest.skip(f"seeds folder {SEEDS} is missing")
-    return SEEDS
+_seeds = seeds_or_skip      # skips without ../shared, fails under CI=true
 
 
 def _seed_text(name: str) -> str:
