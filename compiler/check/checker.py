@@ -16,6 +16,7 @@ from .generics import GenericChecker
 from .foreign import ForeignChecker
 from .threads import ThreadChecker
 from .kernels import KernelChecker, PREDECLARED
+from .scope import Scope
 from .symbols import ModScope
 from ..parser import BUILTIN_GENERICS
 from .expr import Abandon as _Abandon, ExprChecker
@@ -28,32 +29,6 @@ if TYPE_CHECKING:                  # the loader's Module, named in annotations o
     from ..modules import Module
 
 PHASE_LATER: dict = {}
-
-
-class Scope:
-    """Lexical scopes of one function body: a stack of dicts plus the set of all names, since
-    a function may not redeclare a visible local (5.1)."""
-
-    def __init__(self) -> None:
-        self.frames: list[dict[str, T.Var]] = [{}]
-
-    def lookup(self, name: str) -> T.Var | None:
-        for f in reversed(self.frames):
-            if name in f:
-                return f[name]
-        return None
-
-    def push(self) -> None:
-        self.frames.append({})
-
-    def pop(self) -> None:
-        self.frames.pop()
-
-    def declare(self, var: T.Var) -> None:
-        self.frames[-1][var.name] = var
-
-    def visible_names(self) -> list[str]:
-        return [n for f in self.frames for n in f]
 
 
 class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, ForeignChecker, ThreadChecker, KernelChecker, ExprChecker):

@@ -5,24 +5,25 @@ from __future__ import annotations
 from .. import ast as A
 from .. import tir as T
 from .call import plain_args
+from .scope import Scope
 from ..types import ArrayT, ChannelT, Prim, Type, INT, BOOL, VOID, is_numeric
 
 
 
-class ThreadScope:
+class ThreadScope(Scope):
     """The scope of a thread body (9.2): names of the enclosing function are captured on first
     use, as copies made by the starting thread; assigning to them is an error."""
 
     def __init__(self, outer) -> None:
+        super().__init__()
         self.outer = outer
         self.base: dict[str, T.Var] = {}
-        self.frames: list[dict[str, T.Var]] = [{}]
         self.captures: list[tuple[T.Var, T.Var]] = []
 
     def lookup(self, name: str) -> T.Var | None:
-        for f in reversed(self.frames):
-            if name in f:
-                return f[name]
+        own = super().lookup(name)
+        if own is not None:
+            return own
         if name in self.base:
             return self.base[name]
         v = self.outer.lookup(name)
@@ -34,17 +35,8 @@ class ThreadScope:
         self.captures.append((v, inner))
         return inner
 
-    def push(self) -> None:
-        self.frames.append({})
-
-    def pop(self) -> None:
-        self.frames.pop()
-
-    def declare(self, var: T.Var) -> None:
-        self.frames[-1][var.name] = var
-
     def visible_names(self) -> list[str]:
-        return [n for f in self.frames for n in f] + self.outer.visible_names()
+        return super().visible_names() + self.outer.visible_names()
 
 
 class ThreadChecker:
