@@ -66,16 +66,12 @@ class _Inliner:
             return [s]
         if isinstance(s, T.ExprStmt) and s.expr is calls[0] and len(calls) == 1:
             return self.expand(calls[0], None)
-        pre, subst = [], {}
-        for c in calls:
-            r = T.Var(f".inl{self.count}", c.type, c.span)
-            self.count += 1
-            pre += self.expand(c, r)
-            subst[id(c)] = T.Local(c.type, c.span, r)
-        from .tir_walk import rebuild
-        return pre + [rebuild(s, subst)]
+        pre, rebuilt = self.hoist(s)
+        return pre + [rebuilt]
 
     def hoist(self, e):
+        """Statements computing each collective call of `e` (a statement or an expression)
+        into a fresh local, and `e` rebuilt reading those locals."""
         calls = _collective_calls(e)
         if not calls:
             return [], e
