@@ -1,0 +1,122 @@
+"""The workloads Neve was made for (issue 24), each side by side with the tool people use today,
+in one run, one table of ratios:
+
+    .venv/bin/python bench/workloads/run.py [--reps 3] [--only mcts] [--json out.json]
+
+- mcts: frost/mcts (packages/frost/examples/mcts_play.nv, --release) against the same algorithm in
+  C++ (bench/workloads/mcts.cpp, g++ -O2) and CPython (bench/workloads/mcts.py), playouts per
+  second at 1 and 2 threads on connect four 5x4 from the empty board and from fixed openings.
+  Goals: Neve within 1.3x of C++ (C++/Neve playouts/s <= 1.3) and a 2-thread speed-up >= 1.8.
+
+Each round runs every implementation once, one after the other, so machine noise falls on all
+columns alike; a figure is the median over the rounds.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+OUT = REPO / "bench" / "out" / "workloads"
+NSM = str(Path(sys.executable).parent / "nsm")
+console = Console(stderr=True)
+
+MCTS_GAME = "5x4x4g"
+MCTS_OPENINGS = ["", "2", "2 2", "1 3", "2 1 3", "0 4 2"]
+
+
+def sh(cmd: list[str], **kw) -> str:
+    """Run cmd; its stdout, or exit with its stderr when it fails."""
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        console.print(f"[red]{' '.join(cmd)} failed ({p.returncode}):[/red]\n{p.stderr[-2000:]}")
+        sys.exit(1)
+    return p.stdout
+
+
+def rate(out: str) -> float:
+    """The `playouts/s N` line of an MCTS run."""
+    return float(out.strip().splitlines()[-1].split()[1])
+
+
+def bench_mcts(reps: int, playouts: int) -> list[dict]:
+    """Rows: implementation x threads with median playouts/s, and the goals."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    pos = OUT / "mcts_positions.txt"
+    pos.write_text("".join(o + "\n" for o in MCTS_OPENINGS))
+    cpp = OUT / "mcts_cpp"
+    sh(["g++", "-O2", "-pthread", "-o", str(cpp), str(HERE / "mcts.cpp")])
+    example = REPO / "packages" / "frost" / "examples" / "mcts_play.nv"
+    env = dict(os.environ, NSM_QUIET="1")
+    neve = [NSM, "run", "--release", str(example)]
+    sh(neve + [MCTS_GAME, "100", "1", str(pos)], env=env)   # build once, outside the timing
+    impls = {"neve": lambda t: neve + [MCTS_GAME, str(playouts), str(t), str(pos)],
+             "c++": lambda t: [str(cpp), MCTS_GAME, str(playouts), str(t), str(pos)],
+             "cpython": lambda t: [sys.executable, str(HERE / "mcts.py"), MCTS_GAME,
+                                   str(max(playouts // 50, 200)), str(t), str(pos)]}
+    runs: dict[tuple[str, int], list[float]] = {}
+    for r in range(reps):
+        for threads in (1, 2):
+            for name, cmd in impls.items():
+                runs.setdefault((name, threads), []).append(rate(sh(cmd(threads), env=env)))
+        console.print(f"mcts round {r + 1}/{reps} done")
+    med = {k: statistics.median(v) for k, v in runs.items()}
+    rows = []
+    for threads in (1, 2):
+        n, c, p = med["neve", threads], med["c++", threads], med["cpython", threads]
+        rows.append({"workload": "mcts", "case": f"{MCTS_GAME} playouts/s, {threads} thread(s)",
+                     "neve": n, "peers": {"c++": c, "cpython": p},
+                     "ratios": {"c++/neve": c / n, "neve/cpython": n / p},
+                     "goal": "c++/neve <= 1.3", "pass": c / n <= 1.3})
+    speedup = med["neve", 2] / med["neve", 1]
+    rows.append({"workload": "mcts", "case": "neve 2-thread speed-up", "neve": speedup,
+                 "peers": {"c++": med["c++", 2] / med["c++", 1]}, "ratios": {},
+                 "goal": ">= 1.8", "pass": speedup >= 1.8})
+    return rows
+
+
+WORKLOADS = {"mcts": bench_mcts}
+
+
+def table(rows: list[dict]) -> None:
+    t = Table(title="Neve workloads against the tools people use (medians; higher is better "
+                    "except where a ratio says otherwise)")
+    for col in ("workload", "case", "neve", "peers", "ratios", "goal", ""):
+        t.add_column(col)
+    for r in rows:
+        peers = ", ".join(f"{k} {v:,.0f}" if v > 100 else f"{k} {v:.2f}" for k, v in r["peers"].items())
+        ratios = ", ".join(f"{k} {v:.2f}" for k, v in r["ratios"].items())
+        nv = f"{r['neve']:,.0f}" if r["neve"] > 100 else f"{r['neve']:.2f}"
+        t.add_row(r["workload"], r["case"], nv, peers, ratios, r["goal"],
+                  "[green]PASS[/green]" if r["pass"] else "[red]FAIL[/red]")
+    Console(width=None if sys.stdout.isatty() else 160).print(t)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--only", default=",".join(WORKLOADS))
+    ap.add_argument("--playouts", type=int, default=200_000, help="MCTS playouts per position")
+    ap.add_argument("--json", help="also write the rows to this file")
+    a = ap.parse_args()
+    rows = []
+    for name in a.only.split(","):
+        if name not in WORKLOADS:
+            ap.error(f"unknown workload {name!r}: one of {', '.join(WORKLOADS)}")
+        rows += WORKLOADS[name](a.reps, a.playouts)
+    table(rows)
+    if a.json:
+        Path(a.json).write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
