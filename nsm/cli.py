@@ -44,6 +44,9 @@ def _run(file: str, args: tuple[str, ...], release: bool, emit: str | None, timi
             sys.stderr.write(f"{stage:>10}: {t * 1000:8.1f} ms\n")
     sys.stdout.flush()
     try:
+        # OpenMP workers (oneDNN, Frost's native loops) spinning between parallel regions take
+        # the cores from Neve's kernel threads: 4-8x slower Frost steps measured (packages/frost/README.md, "Threads")
+        os.environ.setdefault("OMP_WAIT_POLICY", "passive")
         os.execv(str(exe), [file, *args])     # argv()[0] is the program's path (14.1)
     except OSError as e:
         sys.stderr.write(f"error: cannot run {exe}: {e.strerror}\n")

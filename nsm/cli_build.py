@@ -100,4 +100,7 @@ def run_package(bin_name: str | None, args: tuple[str, ...], release: bool) -> N
         sys.stderr.write(f"error: no executable named '{name}' (have {', '.join(sorted(bins))})\n")
         sys.exit(1)
     sys.stdout.flush()
+    # OpenMP workers (oneDNN, Frost's native loops) spinning between parallel regions take
+    # the cores from Neve's kernel threads: 4-8x slower Frost steps measured (packages/frost/README.md, "Threads")
+    os.environ.setdefault("OMP_WAIT_POLICY", "passive")
     os.execv(str(bins[name]), [str(bins[name]), *args])
