@@ -58,8 +58,8 @@ def _param_rows(cmd: click.Command, path: str) -> list[str]:
                 continue
             spelling, help_text = rec
         else:
-            spelling, help_text = p.human_readable_name, "argument"
-        rows.append(f"| `{spelling}` | {help_text.replace('|', '&#124;')} |")
+            spelling, help_text = p.human_readable_name, "(argument: see the usage line)"
+        rows.append(f"| `{spelling}` | {_escape(help_text).replace('|', '&#124;')} |")
     return rows
 
 
@@ -70,7 +70,7 @@ def nsm_reference(cli: click.Group) -> str:
         parts.append(f"### `{path}`\n")
         parts.append(f"```\n{_usage(cmd, path)}\n```\n")
         if cmd.help:
-            parts.append(click.unstyle(_dedent(cmd.help)).split("\f")[0].strip() + "\n")
+            parts.append(_escape(click.unstyle(_dedent(cmd.help)).split("\f")[0].strip()) + "\n")
         rows = _param_rows(cmd, path)
         if rows:
             parts.append("| Option | Meaning |\n|---|---|\n" + "\n".join(rows) + "\n")
@@ -79,7 +79,7 @@ def nsm_reference(cli: click.Group) -> str:
 
 def _dedent(text: str) -> str:
     import inspect
-    return inspect.cleandoc(text)
+    return inspect.cleandoc(text).replace("\b\n", "")      # click's no-rewrap marker
 
 
 # -- Neve docstrings -------------------------------------------------------------------------------
@@ -187,14 +187,18 @@ def package_modules(pkg: Path, package: str) -> list[Module]:
             for f in files]
 
 
-def _doc_md(doc: str) -> str:
-    """Docstring text as Markdown lines: `<` and `*` outside code spans are text, not markup."""
-    if not doc:
-        return "*(no docstring)*"
-    pieces = doc.split("`")
+def _escape(text: str) -> str:
+    """Plain text as Markdown: `<`, `*` and a line's leading `#` outside code spans stay text."""
+    pieces = text.split("`")
     for k in range(0, len(pieces), 2):             # the even pieces lie outside code spans
         pieces[k] = pieces[k].replace("<", "&lt;").replace("*", "\\*")
-    return "`".join(pieces).replace("\n", "  \n")
+        pieces[k] = re.sub(r"(^|\n)(\s*)#", r"\1\2\\#", pieces[k])
+    return "`".join(pieces)
+
+
+def _doc_md(doc: str) -> str:
+    """A docstring as Markdown lines."""
+    return _escape(doc).replace("\n", "  \n") if doc else "*(no docstring)*"
 
 
 def api_reference(pkg: Path, package: str) -> str:
