@@ -145,3 +145,29 @@ def test_docstring_is_the_comment_block_directly_above(tmp_path):
     box = mod.definitions[2]
     assert [(m.name, m.signature, m.doc) for m in box.members] == [
         ("ctor", "ctor(T item)", "Make a box."), ("get", "def T get()", "The item.")]
+
+
+def test_site_highlights_neve_blocks(site):
+    page = (site / "language/classes/index.html").read_text(encoding="utf-8")
+    assert '<span class="kd">class</span>' in page
+    assert '<span class="kt">int</span>' in page
+
+
+def test_pygments_lexer_reads_every_golden_program_without_error_tokens():
+    sys.path.insert(0, str(ROOT / "docs/tools"))
+    from neve_lexer import NeveLexer
+    from pygments.token import Error
+
+    from compiler.diagnostics import Diagnostics
+    from compiler.lexer import tokenize
+    lexer = NeveLexer()
+    bad = []
+    for path in sorted((ROOT / "tests/programs").rglob("*.nv")):
+        src = path.read_text(encoding="utf-8", errors="replace")
+        d = Diagnostics()
+        tokenize(src, str(path), d)
+        if d.items:
+            continue                                # lexical-error tests
+        bad += [f"{path.relative_to(ROOT)}: {text!r}" for tok, text in lexer.get_tokens(src)
+                if tok is Error]
+    assert bad[:10] == []
