@@ -201,8 +201,14 @@ def _doc_md(doc: str) -> str:
     return _escape(doc).replace("\n", "  \n") if doc else "*(no docstring)*"
 
 
+def _is_operator(d: Definition) -> bool:
+    return d.kind == "def" and not re.match(r"[A-Za-z_]", d.name)
+
+
 def api_reference(pkg: Path, package: str) -> str:
-    """Markdown: a section per module, each public definition with its header line and docstring."""
+    """Markdown: a section per module; in it each documented definition (and each class or alias)
+    with its header line and docstring, the operator definitions together, and the names of
+    the undocumented functions (Neve has no private names; these are mostly helpers)."""
     out = []
     for mod in package_modules(pkg, package):
         if not mod.definitions:
@@ -210,12 +216,24 @@ def api_reference(pkg: Path, package: str) -> str:
         out.append(f"## `import {mod.name}`\n")
         if mod.doc:
             out.append(_doc_md(mod.doc) + "\n")
+        ops = [d for d in mod.definitions if _is_operator(d)]
+        bare = [d for d in mod.definitions
+                if not d.doc and d.kind in ("def", "gpu", "kernel") and not _is_operator(d)]
         for d in mod.definitions:
+            if d in ops or d in bare:
+                continue
             out.append(f"### `{d.name}`\n" if d.kind != "type" else f"### `{d.name}` (alias)\n")
-            out.append(f"```neve-signature\n{d.signature}\n```\n")
-            out.append(_doc_md(d.doc) + "\n")
+            out.append(f"```neve\n{d.signature}\n```\n")
+            if d.doc:
+                out.append(_doc_md(d.doc) + "\n")
             for mem in d.members:
                 out.append(f"- `{mem.signature}`" + (f": {_doc_md(mem.doc)}" if mem.doc else ""))
             if d.members:
                 out.append("")
+        if ops:
+            out.append("### Operators\n")
+            out += [f"- `{d.signature}`" + (f": {_doc_md(d.doc)}" if d.doc else "") for d in ops]
+            out.append("")
+        if bare:
+            out.append("Also defined, without a docstring: " + ", ".join(f"`{d.name}`" for d in bare) + ".\n")
     return "\n".join(out)
