@@ -56,6 +56,7 @@ EXPECTED = {
     "index_select": "[30.0, 31.0, 10.0, 11.0] [1, 2, 2]",
     "copy_": "[1, -1, 7] [1.0, 0.0]",
     "clone": "bool int64",
+    "cat_int": "int64 tensor([[1, 2], [3, 4]]) tensor([[False, False], [True, True], [False, False]])",
 }
 
 
@@ -96,6 +97,7 @@ ERRORS = {
     "where_int": "where(): expected a condition of dtype bool (or a float32 0/1 mask), got int64",
     "unknown_dtype": 'to(): unknown dtype "float16" (float32, int64, bool)',
     "mean_int": "mean(): expected a tensor of dtype float32, got int64",
+    "cat_mixed": "cat(): expected tensors of one dtype, got float32 and int64",
     "item_int_float": "item_int(): expected a tensor of dtype int64 or bool, got float32",
 }
 
