@@ -77,7 +77,7 @@ def void loader(int workers, bool shuffle, int seed, bool drop, int bs, int epoc
                 int i = b.indices[k]
                 order.append(i)
                 seen[i] += 1
-                right = right and b.labels[k] == i % 10 and b.targets.data[k] == float(i % 10)
+                right = right and b.labels[k] == i % 10 and b.targets.idata[k] == i % 10 and b.targets.dtype == "int64"
                 [0..6] j
                     right = right and b.inputs.data[k * 6 + j] == float(i) + float(j) * 0.5
         print(dl.size(), "|", sizes, "|", seen.min(), "|", seen.max(), "|", right, "|", order)
