@@ -96,6 +96,16 @@ def test_trajectory_matches_pytorch(optim_run, kind):
         assert rel_err(load(d / "clip.norm", (STEPS,)), np.array(norms)) < 1e-6
 
 
+def test_loop_twins_match_the_kernels(optim_run, tmp_path):
+    """With FROST_KERNELS=0 (as with a GPU present) the plain loops give the kernels' numbers."""
+    d, _ = optim_run
+    for name in ("x", "y", "w0", "b0"):
+        (tmp_path / name).write_bytes((d / name).read_bytes())
+    run_nv(DRIVER, "optim", str(tmp_path), cwd=tmp_path, env={"FROST_KERNELS": "0"})
+    for kind in ("adam", "adam_l2", "adamw", "lion", "rmsprop", "rmsprop_full", "groups", "clip"):
+        assert rel_err(load(tmp_path / f"{kind}.w", (3, 5)), load(d / f"{kind}.w", (3, 5))) < 1e-6, kind
+
+
 def test_state_dict_matches_pytorchs(optim_run):
     torch = torch_or_skip()
     from safetensors.torch import load_file
