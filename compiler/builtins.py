@@ -26,6 +26,8 @@ FIXED: dict[str, tuple[tuple[Type, ...], tuple, Type, bool]] = {
     "randint": ((INT, INT), (), INT, True),
     "randu": ((FLOAT, FLOAT), (0.0, 1.0), FLOAT, False),
     "randn": ((FLOAT, FLOAT), (0.0, 1.0), FLOAT, False),
+    "thread_slot_get": ((INT,), (), INT, True),
+    "thread_slot_set": ((INT, INT), (), VOID, True),
     "read_file": ((STR,), (), STR, True),
     "read_lines": ((STR,), (), ArrayT(STR), True),
     "read_bytes": ((STR,), (), ArrayT(U8), True),

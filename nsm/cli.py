@@ -435,6 +435,40 @@ def resnet20(**kw) -> None:
 
 
 @bench.command()
+@click.option("--compare", multiple=True, type=click.Choice(["torch"]),
+              help="Also train the same model in PyTorch from Frost's initial weights.")
+@click.option("--steps", type=int, default=200, show_default=True,
+              help="Measured steps (2000: nanoGPT's full CPU run).")
+@click.option("--warmup", type=int, default=3, show_default=True, help="Unmeasured first steps.")
+@click.option("--batch-size", "batch", type=int, default=12, show_default=True)
+@click.option("--block-size", type=int, default=64, show_default=True, help="Context length.")
+@click.option("--n-layer", type=int, default=4, show_default=True)
+@click.option("--n-head", type=int, default=4, show_default=True)
+@click.option("--n-embd", type=int, default=128, show_default=True)
+@click.option("--lr", type=float, default=1e-3, show_default=True, help="Peak learning rate.")
+@click.option("--eval-interval", type=int, default=250, show_default=True,
+              help="Steps between validation estimates (and one at the end).")
+@click.option("--eval-iters", type=int, default=20, show_default=True,
+              help="Batches per validation estimate.")
+@click.option("--threads", type=int, default=2, show_default=True)
+@click.option("--seed", type=int, default=1337, show_default=True)
+@click.option("--out", default="bench-out/gpt", show_default=True)
+def gpt(**kw) -> None:
+    """Character-level GPT on Tiny Shakespeare (nanoGPT's CPU configuration)."""
+    from pathlib import Path
+    from .bench.gpt import Options, print_table, run
+    from .errors import NsmError
+    o = Options(argv=sys.argv[1:])
+    for k, v in kw.items():
+        setattr(o, k, tuple(v) if k == "compare" else v)
+    try:
+        rep = run(o, echo=lambda m: click.echo(m, err=True))
+    except NsmError as e:
+        _fail(e)
+    print_table(rep, Path(o.out).resolve())
+
+
+@bench.command()
 @click.option("--compare", multiple=True, type=click.Choice(["torch"]))
 @click.option("--epochs", type=int, default=10, show_default=True)
 @click.option("--threads", type=int, default=os.cpu_count() or 1, show_default=True)

@@ -25,10 +25,12 @@ DIRECT = {
     "write_file": "nv_write_file", "glob": "nv_glob",
     "remove_file": "nv_remove_file", "rename": "nv_rename", "remove_dir": "nv_remove_dir",
     "list_dir": "nv_list_dir", "temp_dir": "nv_temp_dir",
+    "thread_slot_get": "nv_thread_slot_get", "thread_slot_set": "nv_thread_slot_set",
 }
 RAISING = {"arange_int", "arange_float", "to_int", "to_float", "to_f64", "pow_int", "str.split", "str.repeat",
            "str.join", "randint", "read_file", "read_lines", "read_bytes",
-           "write_file", "remove_file", "rename", "remove_dir", "list_dir", "temp_dir"}
+           "write_file", "remove_file", "rename", "remove_dir", "list_dir", "temp_dir",
+           "thread_slot_get", "thread_slot_set"}
 BOOL_RESULT = {"str.startswith": "nv_str_startswith", "str.endswith": "nv_str_endswith",
                "file_exists": "nv_file_exists", "dir_exists": "nv_dir_exists"}
 MATH_F32 = {"exp": "expf", "log": "logf", "log2": "log2f", "sin": "sinf", "cos": "cosf",

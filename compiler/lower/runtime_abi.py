@@ -149,6 +149,8 @@ SIGNATURES: dict[str, tuple] = {
     "nv_randu": (F32, [F32, F32]),
     "nv_randn": (F32, [F32, F32]),
     "nv_randint_array": (PTR, [I64, I64, I64]),
+    "nv_thread_slot_get": (I64, [I64]),
+    "nv_thread_slot_set": (VOID, [I64, I64]),
     "nv_randfloat_array": (PTR, [I64, F32, F32]),
     "nv_file_open": (PTR, [PTR, PTR]),
     "nv_file_readline": (PTR, [PTR]),

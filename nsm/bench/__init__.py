@@ -5,5 +5,7 @@ BENCHMARKS = {
                 "Frost/PyTorch ratio",
     "resnet20": "the original benchmark's CIFAR ResNet-20 (272,464 parameters); "
                 "--preset original for its settings",
+    "gpt": "a character-level GPT (nanoGPT's CPU configuration) on Tiny Shakespeare: step "
+           "time, tokens/s, loss curves, Frost/PyTorch ratio",
     "mnist": "issue 8's MNIST MLP and CNN with test accuracy (packages/frost/examples)",
 }

@@ -299,6 +299,12 @@ void nv_array_shuffle(NvArray* a);                  /* Fisher-Yates with the thr
 uint64_t nv_rng_fork(void);
 void nv_rng_adopt(uint64_t seed);
 
+/* ------------------------------------------------------------------ per-thread slots
+ * 16 int slots per thread, 0 when the thread starts (thread_slot_get / thread_slot_set);
+ * a slot outside [0, 16) panics. */
+int64_t nv_thread_slot_get(int64_t k);
+void nv_thread_slot_set(int64_t k, int64_t v);
+
 /* ------------------------------------------------------------------ files (14.7)
  * A File handle is an opaque pointer (NULL when opening failed). Failed reads/writes are
  * runtime errors naming the path, e.g. `cannot open file "x.txt"`. */

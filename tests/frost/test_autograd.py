@@ -49,6 +49,15 @@ def test_gradients_match_pytorch(tmp_path, mode):
     np.testing.assert_allclose(got, torch_grad(mode), rtol=1e-6)
 
 
+def test_grad_mode_is_per_thread(tmp_path):
+    """no_grad() on a worker thread leaves the main thread recording; a new thread starts with
+    grad enabled (PyTorch's thread-local grad mode)."""
+    p = run_mode("thread_nograd", tmp_path)
+    lines = p.stdout.strip().splitlines()
+    assert lines[:2] == ["worker true false false", "main true true"], p.stdout + p.stderr[-2000:]
+    np.testing.assert_allclose(grad_of(p), 2 * np.array(W) * np.array(X), rtol=1e-6)
+
+
 ERRORS = {
     "freed": "Trying to backward through the graph a second time",
     "twice": "Trying to backward through the graph a second time",

@@ -37,7 +37,7 @@ def void show_idx(str path)
         b, s = data.read_idx_u8(path)
         print(b)
 
-def void show_dataset(data.Dataset d)
+def void show_dataset(data.ArrayDataset d)
     print(d.size(), "|", d.sample_shape, "|", d.targets)
     [0..d.size()] i
         print(d.sample(i) mapit x: int(round(x * 255.0)))
@@ -77,7 +77,7 @@ def void loader(int workers, bool shuffle, int seed, bool drop, int bs, int epoc
                 int i = b.indices[k]
                 order.append(i)
                 seen[i] += 1
-                right = right and b.labels[k] == i % 10 and b.targets.data[k] == float(i % 10)
+                right = right and b.labels[k] == i % 10 and b.targets.idata[k] == i % 10 and b.targets.dtype == "int64"
                 [0..6] j
                     right = right and b.inputs.data[k * 6 + j] == float(i) + float(j) * 0.5
         print(dl.size(), "|", sizes, "|", seen.min(), "|", seen.max(), "|", right, "|", order)
@@ -131,8 +131,8 @@ main
     elif case == "cifar100"
         show_dataset(data.read_cifar(a[2], label_bytes=2))
     elif case == "mnist"
-        data.Dataset tr = data.MNIST()
-        data.Dataset te = data.MNIST(train=false)
+        data.ArrayDataset tr = data.MNIST()
+        data.ArrayDataset te = data.MNIST(train=false)
         print(tr.size(), " ", te.size(), " ", tr.sample_shape, " ", te.sample_shape)
         print(tr.targets[0:10], " ", te.targets[0:10], " ", te.targets[-5:])
         array<int> h = zeros_int(10)

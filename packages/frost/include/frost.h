@@ -2,9 +2,10 @@
 // (convolution, pooling, batch norm) and a few strided loops. nsm's bindgen turns each
 // `frost__c_NAME` into `frost.c_NAME` in the package's entry module.
 //
-// Every tensor argument is a contiguous float32 buffer (`float[]` in Neve) in NCHW order for
-// images and OIHW for convolution weights; sizes are int64_t (`int`). Functions never keep a
-// pointer past the call. Errors (a oneDNN failure) print one line on stderr and exit(1).
+// Every tensor argument is a contiguous float32 buffer (`float[]` in Neve; int64 and bool storage
+// are `int[]` and `u8[]`) in NCHW order for images and OIHW for convolution weights; sizes are
+// int64_t (`int`). Functions never keep a pointer past the call. Errors (a oneDNN failure) print
+// one line on stderr and exit(1).
 #pragma once
 #include <stdint.h>
 #ifdef __cplusplus
@@ -29,6 +30,14 @@ int64_t frost__c_peak_rss(void);
 void frost__c_strided(float* dst, const int64_t* dst_strides, const float* src,
                       const int64_t* src_strides, const int64_t* shape, int64_t ndim,
                       int32_t accumulate);
+
+// int64 and bool (one byte, 0 or 1) storage, zeroed, and their strided copies (no accumulate).
+int64_t* frost__c_alloc_i64(int64_t n);
+uint8_t* frost__c_alloc_u8(int64_t n);
+void frost__c_strided_i64(int64_t* dst, const int64_t* dst_strides, const int64_t* src,
+                          const int64_t* src_strides, const int64_t* shape, int64_t ndim);
+void frost__c_strided_u8(uint8_t* dst, const int64_t* dst_strides, const uint8_t* src,
+                         const int64_t* src_strides, const int64_t* shape, int64_t ndim);
 
 // C (m x n) = alpha * op(A) op(B) + beta * C, row-major, op = transpose when ta/tb != 0
 // (cblas_sgemm of scipy-openblas32).

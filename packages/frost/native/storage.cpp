@@ -52,8 +52,21 @@ int64_t frost__c_peak_rss(void) {
     return (int64_t)kb * 1024;
 }
 
-void frost__c_strided(float* dst, const int64_t* ds, const float* src, const int64_t* ss,
-                      const int64_t* shape, int64_t ndim, int32_t accumulate) {
+namespace {
+
+// Element storage of n elements of T, zeroed unless uninit (pointer-free for the collector).
+template <typename T>
+T* alloc_elems(int64_t n, bool zero) {
+    size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(T);
+    void* p = GC_malloc_atomic(bytes);
+    if (!p) { fprintf(stderr, "frost: out of memory (%lld elements)\n", (long long)n); exit(1); }
+    if (zero) memset(p, 0, bytes);
+    return (T*)p;
+}
+
+template <typename T>
+void strided(T* dst, const int64_t* ds, const T* src, const int64_t* ss, const int64_t* shape,
+             int64_t ndim, int32_t accumulate) {
     int64_t total = 1;
     for (int64_t d = 0; d < ndim; d++) total *= shape[d];
     if (total == 0) return;
@@ -63,8 +76,8 @@ void frost__c_strided(float* dst, const int64_t* ds, const float* src, const int
     for (int64_t base = 0; base < total; base += inner) {
         int64_t doff = 0, soff = 0;
         for (int64_t d = 0; d + 1 < ndim; d++) { doff += idx[d] * ds[d]; soff += idx[d] * ss[d]; }
-        float* dp = dst + doff;
-        const float* sp = src + soff;
+        T* dp = dst + doff;
+        const T* sp = src + soff;
         if (accumulate) for (int64_t i = 0; i < inner; i++) dp[i * dsi] += sp[i * ssi];
         else for (int64_t i = 0; i < inner; i++) dp[i * dsi] = sp[i * ssi];
         for (int64_t d = ndim - 2; d >= 0; d--) {
@@ -72,6 +85,27 @@ void frost__c_strided(float* dst, const int64_t* ds, const float* src, const int
             idx[d] = 0;
         }
     }
+}
+
+}  // namespace
+
+void frost__c_strided(float* dst, const int64_t* ds, const float* src, const int64_t* ss,
+                      const int64_t* shape, int64_t ndim, int32_t accumulate) {
+    strided(dst, ds, src, ss, shape, ndim, accumulate);
+}
+
+int64_t* frost__c_alloc_i64(int64_t n) { return alloc_elems<int64_t>(n, true); }
+
+uint8_t* frost__c_alloc_u8(int64_t n) { return alloc_elems<uint8_t>(n, true); }
+
+void frost__c_strided_i64(int64_t* dst, const int64_t* ds, const int64_t* src, const int64_t* ss,
+                          const int64_t* shape, int64_t ndim) {
+    strided(dst, ds, src, ss, shape, ndim, 0);
+}
+
+void frost__c_strided_u8(uint8_t* dst, const int64_t* ds, const uint8_t* src, const int64_t* ss,
+                         const int64_t* shape, int64_t ndim) {
+    strided(dst, ds, src, ss, shape, ndim, 0);
 }
 
 void frost__c_softmax(float* y, const float* x, int64_t outer, int64_t d, int64_t inner,
