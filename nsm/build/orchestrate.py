@@ -368,6 +368,9 @@ def build(target: Target, *, verbose: bool = False, only: str | None = None) -> 
         from .compile_server import Server
         with Server() as server:
             res = run_ninja(bdir, verbose, goals, env={**env, **server.env})
+    if not res.ok:                         # an undefined symbol: name its proto
+        from .link_errors import explain
+        res.output = explain(res.output, bdir) or res.output
     if res.ok and only:
         _mark_built(meta, only)
     res.ran[:0] = ran

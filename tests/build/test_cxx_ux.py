@@ -92,3 +92,26 @@ def test_nsm_run_verbose_prints_the_commands(tmp_path):
     assert any(l.startswith("g++ -o ") for l in r.stderr.splitlines())
     again = nsm("run", "hi.nv", cwd=tmp_path)
     assert again.stdout == "hi\n" and again.stderr == ""
+
+
+def test_undefined_symbol_names_the_proto_and_suggests_libs(tmp_path):
+    main = ('proto int crc32(int crc, str buf, i32 len)\n\nmain\n'
+            '    print(crc32(0, "hello", 5))\n')
+    p = Package(tmp_path / "zip", "zip", {"src/main.nv": main})
+    b = nsm("build", cwd=p.root)
+    assert b.returncode == 1
+    err = b.stderr.splitlines()
+    assert err[:4] == [
+        "src/main.nv:1:11: error: undefined symbol 'crc32': no linked library defines the C "
+        "function of proto 'crc32'",
+        "proto int crc32(int crc, str buf, i32 len)",
+        "          ^",
+        'hint: add the library that defines it to the package\'s neve.toml: [native] '
+        'libs = ["NAME"] links libNAME.so']
+    assert "note: the linker said:" in err and any("undefined reference to `crc32'" in l for l in err)
+    assert err[-1] == "error: build failed" and "FAILED:" not in b.stderr
+    p.write("native/none.c", "int zip_unused(void) { return 0; }\n")
+    p.write("neve.toml", (p.root / "neve.toml").read_text()
+            + '[native]\nsources = ["native/none.c"]\nlibs = ["z"]\n')
+    assert p.build().rc == 0
+    assert p.run_exe() == "907060870\n"           # Python: zlib.crc32(b"hello")
