@@ -38,7 +38,7 @@ def build(release: bool, tests: bool, verbose: bool, emit: str | None) -> None:
 
 @click.command()
 @click.option("--release", is_flag=True, help="Build and run the tests optimised.")
-@click.option("-v", "--verbose", is_flag=True, help="Print every build step ninja runs.")
+@click.option("-v", "--verbose", is_flag=True, help="Print the command line of every build step.")
 @click.argument("names", nargs=-1)
 def test(release: bool, verbose: bool, names: tuple[str, ...]) -> None:
     """Build and run the package's tests (tests/*.nv, or those named NAMES).
