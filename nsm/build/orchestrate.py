@@ -155,10 +155,12 @@ def plan_and_write(target: Target, bdir: Path, db: FileDB, ran: list[str],
                 stamp(bdir / "stamps", m.key, d)
     write_if_changed(paths.import_map_file(bdir), g.imports.to_json().encode())
     rt = ensure_runtime()
-    native_args, native_libs = {}, {}        # per package: other plug-ins' link products
+    # per package: link arguments of other plug-ins (a native part's own come from
+    # spec.link_args(folder) per executable: its rpath is relative to the executable)
+    native_args, native_libs = {}, {}
     for pkg, spec in g.natives.items():      # built first, by its own ninja file
         ran += build_native_only(spec, verbose)
-        native_args[pkg] = []                # spec.link_args(folder), per executable
+        native_args[pkg] = []
         native_libs[pkg] = [str(spec.library)] if spec.library is not None else []
     write_compile_commands(target, bdir, list(g.natives.values()))
     rules, edges, extra_outputs = [LINK], [], []
