@@ -20,13 +20,14 @@ def cli() -> None:
     """nsm: the Neve package manager and build orchestrator."""
 
 
-def _run(file: str, args: tuple[str, ...], release: bool, emit: str | None, timings: bool) -> None:
+def _run(file: str, args: tuple[str, ...], release: bool, emit: str | None, timings: bool,
+         verbose: bool = False) -> None:
     if emit is not None:
         _emit(file, emit, release)
         return
     from .build.orchestrate import build_file
     try:
-        res, exe = build_file(Path(file), release=release)
+        res, exe = build_file(Path(file), release=release, verbose=verbose)
     except OSError as e:            # e.g. an unwritable NEVE_HOME
         where = f" {e.filename}" if e.filename else ""
         sys.stderr.write(f"error: cannot write{where}: {e.strerror or e}\n"
@@ -89,10 +90,11 @@ def _emit(file: str, stage: str, release: bool) -> None:
               help="Print one compiler stage as text instead of running.")
 @click.option("--timings", is_flag=True, help="Print the time of each compiler stage.")
 @click.option("--bin", "bin_name", help="In a package: the executable to run.")
+@click.option("-v", "--verbose", is_flag=True, help="Print the command line of every build step.")
 @click.argument("file", required=False, type=click.Path(dir_okay=False))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def run(file: str | None, args: tuple[str, ...], release: bool, emit: str | None, timings: bool,
-        bin_name: str | None) -> None:
+        bin_name: str | None, verbose: bool) -> None:
     """Compile FILE (cached by content) and run it with ARGS.
 
     Without FILE (or with --bin), build the package in the current folder and run its
@@ -100,9 +102,9 @@ def run(file: str | None, args: tuple[str, ...], release: bool, emit: str | None
     if bin_name is not None or file is None or (not file.endswith(".nv") and
                                                 not os.path.exists(file)):
         from .cli_build import run_package
-        run_package(bin_name, ((file,) if file else ()) + args, release)
+        run_package(bin_name, ((file,) if file else ()) + args, release, verbose)
         return
-    _run(file, args, release, emit, timings)
+    _run(file, args, release, emit, timings, verbose)
 
 
 @cli.command()

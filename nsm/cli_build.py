@@ -14,7 +14,7 @@ from .buildcmd import build_or_exit, package_root_or_exit as _package_root, prin
 @click.command()
 @click.option("--release", is_flag=True, help="Optimise fully and remove index bounds checks.")
 @click.option("--tests", is_flag=True, help="Also build tests/*.nv.")
-@click.option("-v", "--verbose", is_flag=True, help="Print every build step ninja runs.")
+@click.option("-v", "--verbose", is_flag=True, help="Print the command line of every build step.")
 @click.option("--emit", type=click.Choice(["ptx"]),
               help="Also list the files of a stage: ptx, the checked PTX of each module with kernels.")
 def build(release: bool, tests: bool, verbose: bool, emit: str | None) -> None:
@@ -38,7 +38,7 @@ def build(release: bool, tests: bool, verbose: bool, emit: str | None) -> None:
 
 @click.command()
 @click.option("--release", is_flag=True, help="Build and run the tests optimised.")
-@click.option("-v", "--verbose", is_flag=True, help="Print every build step ninja runs.")
+@click.option("-v", "--verbose", is_flag=True, help="Print the command line of every build step.")
 @click.argument("names", nargs=-1)
 def test(release: bool, verbose: bool, names: tuple[str, ...]) -> None:
     """Build and run the package's tests (tests/*.nv, or those named NAMES).
@@ -82,10 +82,11 @@ def clean() -> None:
         click.echo("nothing to clean")
 
 
-def run_package(bin_name: str | None, args: tuple[str, ...], release: bool) -> None:
+def run_package(bin_name: str | None, args: tuple[str, ...], release: bool,
+                verbose: bool = False) -> None:
     """Build the package and exec its executable `bin_name` (the only one when None)."""
     root = _package_root()
-    res = build_or_exit(root, release, False, False, quiet=True)
+    res = build_or_exit(root, release, False, verbose, quiet=True)
     bins = {k[4:]: v for k, v in res.executables.items() if k.startswith("bin:")}
     if not bins:
         sys.stderr.write(f"error: package {root.name} has no executable\n"

@@ -273,12 +273,7 @@ class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, V
         if f.ret != Prim("void"):
             fs.ret_slot = self.alloca(self.llty(f.ret), "ret")
             fs.entry_builder.store(ir.Constant(self.llty(f.ret), None), fs.ret_slot)
-        info = None
-        if f.may_raise or f.scc is not None:
-            info = ir.GlobalVariable(self.module, R.NVFUNCINFO, self.unique(".fn"))
-            info.global_constant = True
-            info.linkage = "internal"
-            info.initializer = ir.Constant(R.NVFUNCINFO, [self.cstr(f.name), self.cstr(R.trace_path(f.span.file))])
+        info = self.func_info(fs) if f.may_raise or f.scc is not None else None
         if f.scc is not None:
             fs.depth = fn.args[-1]
             self.depth_check(fs, info)
@@ -308,6 +303,17 @@ class Lowerer(KernelLowering, ForeignLowering, ThreadLowering, ObjectLowering, V
         else:
             xb.ret_void()
         self.fs = None
+
+    def func_info(self, fs: FuncState) -> ir.Value:
+        """The NvFuncInfo (name, file) of the function being lowered, made once."""
+        if fs.info is None:
+            f = fs.sym
+            info = ir.GlobalVariable(self.module, R.NVFUNCINFO, self.unique(".fn"))
+            info.global_constant = True
+            info.linkage = "internal"
+            info.initializer = ir.Constant(R.NVFUNCINFO, [self.cstr(f.name), self.cstr(R.trace_path(f.span.file))])
+            fs.info = info
+        return fs.info
 
     def depth_check(self, fs: FuncState, info) -> None:
         """Recursion deeper than NV_MAX_DEPTH is a stack overflow; counting it in an argument

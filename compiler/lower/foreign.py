@@ -58,12 +58,38 @@ class ForeignLowering:
     def foreign_call(self, e: T.CallFn) -> ir.Value:
         sym = e.func
         args = [self.to_c(self.expr(a), a, p.type) for a, p in zip(e.args, sym.params)]
-        if sym.may_raise:
+        tracked = not self.release and self.fs is not None
+        if sym.may_raise or tracked:
             self.set_site(e.span)       # a callback's runtime error traces through here
+        if tracked:                     # a fault inside C reports this call (13.2)
+            tls = self.foreign_site_tls()
+            prev = self.b.load(tls)
+            self.b.store(self.foreign_site(sym, e.span), tls)
         r = self.b.call(self.c_callee(sym), args)
+        if tracked:
+            self.b.store(prev, tls)
         if sym.ret == Prim("void"):
             return r
         return self.from_c(r, sym.ret, owned=sym.foreign.owned)
+
+    def foreign_site_tls(self) -> ir.Value:
+        """The runtime's thread-local nv_foreign_site (the foreign call in progress)."""
+        tls = self.module.globals.get("nv_foreign_site")
+        if tls is None:
+            tls = ir.GlobalVariable(self.module, R.PTR, "nv_foreign_site")
+            tls.linkage = "external"
+            tls.storage_class = "thread_local(initialexec)"
+        return tls
+
+    def foreign_site(self, sym: T.FuncSym, span) -> ir.Value:
+        """A constant NvForeignSite: the C function, the caller's info, the call's position."""
+        gv = ir.GlobalVariable(self.module, R.NVFOREIGNSITE, self.unique(".fsite"))
+        gv.global_constant = True
+        gv.linkage = "internal"
+        gv.initializer = ir.Constant(R.NVFOREIGNSITE, [
+            self.cstr(sym.foreign.c_name), self.func_info(self.fs).bitcast(R.PTR),
+            ir.Constant(R.I64, (span.line << 32) | span.col)])
+        return gv.bitcast(R.PTR)
 
     def to_c(self, v: ir.Value, arg: T.Expr | None, t: Type) -> ir.Value:
         """A Neve value of type `t` (the parameter's) as C receives it (11.3)."""
@@ -194,10 +220,16 @@ class ForeignLowering:
         self.b = ir.IRBuilder(fn.append_basic_block("entry"))
         try:
             self.rt("nv_foreign_enter")      # a thread C created joins the collector here
+            if not self.release:             # back in Neve: no foreign call in progress
+                tls = self.foreign_site_tls()
+                outer = self.b.load(tls)
+                self.b.store(ir.Constant(R.PTR, None), tls)
             args = [self.from_c(a, t) for a, t in zip(fn.args, ft.params)]
             if f.scc is not None:
                 args.append(ir.Constant(R.I64, 0))
             r = self.b.call(self.declare_func(f), args)
+            if not self.release:
+                self.b.store(outer, tls)
             if ft.ret == Prim("void"):
                 self.b.ret_void()
             else:

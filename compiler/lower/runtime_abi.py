@@ -19,6 +19,7 @@ NVSTR = ir.LiteralStructType([I64, PTR])
 # NvFrame {ptr prev, ptr fn, i64 site}
 NVFRAME = ir.LiteralStructType([PTR, PTR, I64])
 NVFUNCINFO = ir.LiteralStructType([PTR, PTR])
+NVFOREIGNSITE = ir.LiteralStructType([PTR, PTR, I64])    # name, caller's NvFuncInfo, site
 # T[] in host code: {element address, owning storage object or NULL} (LANGUAGE.md 3.4)
 BUFFER = ir.LiteralStructType([PTR, PTR])
 # any: {value, dynamic type descriptor} (NvAny)

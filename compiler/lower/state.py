@@ -14,6 +14,7 @@ class FuncState:
         self.fn = fn
         self.vars: dict[T.Var, ir.Value] = {}
         self.frame: ir.Value | None = None
+        self.info: ir.Value | None = None      # its NvFuncInfo, when one was made
         self.ret_slot: ir.Value | None = None
         self.exit_block: ir.Block | None = None
         # (continue target, break target, number of cleanups open when the loop began)

@@ -17,15 +17,16 @@ wheels such as onednn-devel put `include/` and `lib/`) and `{site}` its site-pac
 Without sources (a system library used directly: headers and libs only) nothing is compiled:
 the package has bindings and link flags, no library of its own.
 
-Outputs: `lib<name>.so` and `bindings.nv` in `<root>/build/native/` when the package is the one
-being built, else in $NEVE_HOME's cache (nsm.project.native_build_dir). Globs are expanded
-afresh at every build, so a renamed or deleted file never leaves ninja a missing input.
+Outputs: `bindings.nv` in `<root>/build/native/` when the package is the one being built, else
+in $NEVE_HOME's cache (nsm.project.native_build_dir), and per profile `debug/` or `release/`
+below it with `lib<name>.so` (SONAME `lib<name>.so`) and its objects. Globs are expanded afresh
+at every build, so a renamed or deleted file never leaves ninja a missing input.
 """
 from __future__ import annotations
 
 import glob
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import NsmError
@@ -46,11 +47,26 @@ class NativeSpec:
     libs: tuple[str, ...] = ()
     ldflags: tuple[str, ...] = ()
     folders: tuple[Path, ...] = ()      # where the globs look: a new or removed file changes one
+    release: bool = False               # the profile its library is built for
+
+    @property
+    def profile(self) -> str:
+        return "release" if self.release else "debug"
+
+    def for_profile(self, release: bool) -> "NativeSpec":
+        return replace(self, release=release)
+
+    @property
+    def soname(self) -> str:
+        return f"lib{self.name}.so"
+
+    def library_of(self, release: bool) -> Path:
+        return self.out_dir / ("release" if release else "debug") / self.soname
 
     @property
     def library(self) -> Path | None:
-        """The shared library built from the sources; None without sources."""
-        return self.out_dir / f"lib{self.name}.so" if self.sources else None
+        """The shared library built from the sources for this profile; None without sources."""
+        return self.library_of(self.release) if self.sources else None
 
     @property
     def inputs(self) -> list[str]:
@@ -61,11 +77,20 @@ class NativeSpec:
     def bindings(self) -> Path:
         return self.out_dir / "bindings.nv"
 
-    def link_args(self) -> list[str]:
-        """Linker arguments for a program using this package: the library by absolute path
-        with an rpath, so the executable runs without nsm."""
-        own = [str(self.library), f"-Wl,-rpath,{self.out_dir}"] if self.library else []
+    def link_args(self, exe_dir: Path | None = None) -> list[str]:
+        """Linker arguments for a program in `exe_dir` using this package: the library (found
+        at run time by its SONAME) with an rpath, so the executable runs without nsm. The rpath
+        is `$ORIGIN`-relative when the library lies in the package folder holding the
+        executable, so moving that folder keeps it working; else absolute (the cache)."""
+        own = [str(self.library), f"-Wl,-rpath,{self.rpath(exe_dir)}"] if self.library else []
         return [*own, *(f"-l{x}" for x in self.libs), *self.ldflags]
+
+    def rpath(self, exe_dir: Path | None) -> str:
+        lib_dir = self.library.parent
+        if exe_dir is not None and lib_dir.is_relative_to(self.root) and \
+                Path(exe_dir).is_relative_to(self.root):
+            return "$ORIGIN/" + os.path.relpath(lib_dir, exe_dir)
+        return str(lib_dir)
 
 
 def _strings(where: str, table: dict, key: str) -> list[str]:

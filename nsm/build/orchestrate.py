@@ -22,7 +22,7 @@ from .. import paths
 from ..errors import NsmError
 from .stamps import FileDB, stamp, write_if_changed
 
-PLAN_VERSION = 3
+PLAN_VERSION = 4
 
 
 @dataclass
@@ -146,6 +146,7 @@ def plan_and_write(target: Target, bdir: Path, db: FileDB, ran: list[str],
     exes, libs = _targets_wanted(target, bdir)
     anchor = exes[0][2] if exes else (libs[0] if libs else target.root / "neve.toml")
     g = G.plan(db, [(n, k, r) for n, k, r, _ in exes], anchor, libs)
+    g.natives = {pkg: spec.for_profile(target.release) for pkg, spec in g.natives.items()}
     ctx = Context(target.cwd, bdir, target.release, g, g.natives)
     for m in g.modules.values():
         if not m.generated:
@@ -154,11 +155,14 @@ def plan_and_write(target: Target, bdir: Path, db: FileDB, ran: list[str],
                 stamp(bdir / "stamps", m.key, d)
     write_if_changed(paths.import_map_file(bdir), g.imports.to_json().encode())
     rt = ensure_runtime()
+    # per package: link arguments of other plug-ins (a native part's own come from
+    # spec.link_args(folder) per executable: its rpath is relative to the executable)
     native_args, native_libs = {}, {}
     for pkg, spec in g.natives.items():      # built first, by its own ninja file
         ran += build_native_only(spec, verbose)
-        native_args[pkg] = spec.link_args()
+        native_args[pkg] = []
         native_libs[pkg] = [str(spec.library)] if spec.library is not None else []
+    write_compile_commands(target, bdir, list(g.natives.values()))
     rules, edges, extra_outputs = [LINK], [], []
     extra_objects: dict[Path, list[str]] = {}      # objects of other plug-ins, per package
     packages = sorted({m.package for m in g.modules.values() if m.package is not None}, key=str)
@@ -194,7 +198,8 @@ def plan_and_write(target: Target, bdir: Path, db: FileDB, ran: list[str],
         objs += [o for p in sorted(reached & set(extra_objects), key=str) for o in extra_objects[p]]
         pk = [p for p in native_args if p in reached]
         edges.append(link_edge(str(out), objs, str(rt.lib), rt.link_args,
-                               [a for p in pk for a in native_args[p]],
+                               [a for p in pk for a in (g.natives[p].link_args(out.parent)
+                                                        if p in g.natives else []) + native_args[p]],
                                [a for p in pk for a in native_libs[p]]))
         if kind != "run":
             defaults.append(str(out))
@@ -225,8 +230,27 @@ def plan_and_write(target: Target, bdir: Path, db: FileDB, ran: list[str],
             "scripts": sorted(str(s) for s in target.scripts),
             "home": str(paths.neve_home()), "outside": outside,
             "executables": executables,
-            "native": sorted([str(pkg), str(spec.out_dir)] for pkg, spec in g.natives.items()
-                             if _may_change(pkg))}
+            "native": sorted([str(pkg), str(spec.out_dir), *_native_goals(spec)]
+                             for pkg, spec in g.natives.items() if _may_change(pkg))}
+
+
+def write_compile_commands(target: Target, bdir: Path, specs: list) -> None:
+    """`compile_commands.json` (clang's compilation database) of the native parts' C/C++ in the
+    build folder, and in a package a link `build/compile_commands.json` to it, where clangd
+    and other editors look."""
+    from .plugins.cxx import compile_commands
+    entries = [e for spec in sorted(specs, key=lambda s: str(s.root)) for e in compile_commands(spec)]
+    if not entries:
+        return
+    write_if_changed(bdir / "compile_commands.json", json.dumps(entries, indent=2).encode() + b"\n")
+    if target.root is not None and bdir.parent == target.root / "build":
+        link = bdir.parent / "compile_commands.json"
+        want = f"{bdir.name}/compile_commands.json"
+        if not link.is_symlink() or os.readlink(link) != want:
+            tmp = link.with_name(link.name + ".tmp")
+            tmp.unlink(missing_ok=True)
+            tmp.symlink_to(want)
+            os.replace(tmp, link)
 
 
 def _may_change(pkg: Path) -> bool:
@@ -331,8 +355,9 @@ def build(target: Target, *, verbose: bool = False, only: str | None = None) -> 
             db.save()
             write_if_changed(meta / "plan.json", json.dumps(plan, sort_keys=True).encode())
         else:
-            for pkg, out in plan.get("native", []):    # its C/C++ may have changed
-                ran += _refresh_native(Path(pkg), Path(out), target.root, verbose)
+            for pkg, out, *goals in plan.get("native", []):    # its C/C++ may have changed
+                ran += _refresh_native(Path(pkg), Path(out), goals, target.root, verbose,
+                                       target.release)
     except NsmError as e:
         return BuildResult(False, output=e.render(), exit_code=1)
     except RuntimeError as e:              # runtime.RuntimeBuildError: g++'s own message
@@ -345,6 +370,9 @@ def build(target: Target, *, verbose: bool = False, only: str | None = None) -> 
         from .compile_server import Server
         with Server() as server:
             res = run_ninja(bdir, verbose, goals, env={**env, **server.env})
+    if not res.ok:                         # an undefined symbol: name its proto
+        from .link_errors import explain
+        res.output = explain(res.output, bdir) or res.output
     if res.ok and only:
         _mark_built(meta, only)
     res.ran[:0] = ran
@@ -370,16 +398,18 @@ def _mark_built(meta: Path, script: str) -> None:
 
 def run_ninja(bdir: Path, verbose: bool = False, targets: list[str] = (),
               env: dict[str, str] | None = None) -> BuildResult:
-    """Run ninja in `bdir`, showing its steps (nsm.progress.BuildSteps); collect the edges it
-    ran and the commands' own messages."""
+    """Run ninja in `bdir`, showing its steps (nsm.progress.BuildSteps), or with `verbose` the
+    command line of each as it starts (`ninja -v`); collect the edges it ran (their
+    descriptions, or with `verbose` their command lines) and the commands' own messages."""
     from ..paths import ninja_binary
     from ..progress import BuildSteps, NinjaRun
     ninja = ninja_binary()       # (not runtime._ninja_bin: that import costs the no-op path)
     if ninja is None:
         return BuildResult(False, output="error: ninja not found (pip install ninja)\n",
                            exit_code=1)
-    run = NinjaRun([ninja, "-C", str(bdir), *targets], {**os.environ, **(env or {})},
-                   BuildSteps(verbose))
+    # -v: ninja names each step by its command line, which is what verbose prints
+    run = NinjaRun([ninja, "-C", str(bdir), *(["-v"] if verbose else []), *targets],
+                   {**os.environ, **(env or {})}, BuildSteps(verbose))
     res = BuildResult(True)
     lines = []
     skip_command = False
@@ -387,7 +417,8 @@ def run_ninja(bdir: Path, verbose: bool = False, targets: list[str] = (),
         if step is not None:
             res.ran.append(step)
             if verbose:
-                sys.stderr.write(f"  {step}\n")
+                sys.stderr.write(f"{step}\n")
+                sys.stderr.flush()
             continue
         if skip_command:                     # the command line after "FAILED:"
             skip_command = False
@@ -405,20 +436,26 @@ def run_ninja(bdir: Path, verbose: bool = False, targets: list[str] = (),
     return res
 
 
-def _refresh_native(pkg: Path, out: Path, building: Path | None, verbose: bool) -> list[str]:
+def _refresh_native(pkg: Path, out: Path, goals: list[str], building: Path | None,
+                    verbose: bool, release: bool) -> list[str]:
     """A no-op build's look at a native part: ninja alone when none of its files, glob folders
     or manifest changed stat (its FileDB), else the whole native build (globs expanded again)."""
     from .stamps import native_stamps_known
     db = FileDB(out / ".nsm" / "files.json")
     if (out / "build.ninja").is_file() and db.all_unchanged() and \
             native_stamps_known(out / "stamps", db):
-        r = run_ninja(out, verbose)
+        r = run_ninja(out, verbose, goals)
         if not r.ok:
             raise NsmError("building the package's native part failed:\n" + r.output.rstrip())
         return r.ran
     from .native import spec_of
     spec = spec_of(pkg, building)
-    return build_native_only(spec, verbose) if spec is not None else []
+    return build_native_only(spec.for_profile(release), verbose) if spec is not None else []
+
+
+def _native_goals(spec) -> list[str]:
+    """What a build of one profile asks of a native part: its library and the bindings."""
+    return [str(p) for p in (spec.library, spec.bindings) if p is not None]
 
 
 def build_native_only(spec, verbose: bool = False) -> list[str]:
@@ -444,10 +481,10 @@ def build_native_only(spec, verbose: bool = False) -> list[str]:
         db.save()
         ctx = Context(spec.root, out, False, None, {spec.root: spec})
         plugin = CxxPlugin()
-        edges, _ = plugin.edges(ctx, spec.root)
+        edges, _ = plugin.edges(ctx, spec.root)      # both profiles: the file is the same
         write_if_changed(out / "build.ninja",
-                         render(plugin.rules(ctx), edges, [e.outputs[0] for e in edges]).encode())
-        res = run_ninja(out, verbose)
+                         render(plugin.rules(ctx), edges, [str(spec.bindings)]).encode())
+        res = run_ninja(out, verbose, _native_goals(spec))
         restamp_native(out / "stamps", db, spec.inputs)     # learn the headers edges recorded
         db.save()
     if not res.ok:

@@ -3,3 +3,5 @@
 #include "neve_rt.h"
 
 __thread NvFrame* nv_top_frame __attribute__((tls_model("initial-exec"))) = nullptr;
+
+__thread const NvForeignSite* nv_foreign_site __attribute__((tls_model("initial-exec"))) = nullptr;

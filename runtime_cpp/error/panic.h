@@ -7,6 +7,9 @@
 // Report `msg` at the innermost frame's site with the trace, flush stdout first, _exit(1).
 // in_signal: called from the SIGSEGV handler (no stdio, no waiting on locks indefinitely).
 [[noreturn]] void rt_die(const char* msg, size_t len, bool in_signal);
+// The same for a fault inside the foreign call `at` (13.2's form at the Neve call site):
+// "MSG in foreign function NAME", the caller first in the trace.
+[[noreturn]] void rt_die_foreign(const char* msg, const NvForeignSite* at, bool in_signal);
 [[noreturn]] void rt_panic(const char* msg);
 // A frame with this info stands for `site` frames that kept no NvFrame (reported as
 // `... N more frames ...`).

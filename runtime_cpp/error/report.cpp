@@ -3,6 +3,7 @@
 // assembled in a static buffer (only the one reporting thread ever touches it) and written
 // with write(2).
 #include <atomic>
+#include <initializer_list>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -115,7 +116,31 @@ void rt_die_text(const char* text, size_t len) {
     _exit(1);
 }
 
+namespace {
+[[noreturn]] void die_from(const NvFrame* top, const char* msg, size_t len, bool in_signal);
+}  // namespace
+
 void rt_die(const char* msg, size_t len, bool in_signal) {
+    die_from(nv_top_frame, msg, len, in_signal);
+}
+
+void rt_die_foreign(const char* msg, const NvForeignSite* at, bool in_signal) {
+    // the caller's own frame holds the call site; a caller without a frame gets one here
+    NvFrame caller = {nv_top_frame, at->caller, at->site};
+    const NvFrame* top = nv_top_frame && nv_top_frame->fn == at->caller ? nv_top_frame : &caller;
+    char text[512];          // on this thread's (alternate) stack: die_from never returns
+    size_t n = 0;
+    for (const char* part : {msg, " in foreign function ", at->name ? at->name : "?"}) {
+        size_t k = strlen(part);
+        if (k > sizeof text - n) k = sizeof text - n;
+        memcpy(text + n, part, k);
+        n += k;
+    }
+    die_from(top, text, n, in_signal);
+}
+
+namespace {
+void die_from(const NvFrame* top, const char* msg, size_t len, bool in_signal) {
     if (t_dying) _exit(1);   // a fault while reporting: stop rather than loop
     t_dying = 1;
     if (g_dying.exchange(1)) {
@@ -126,7 +151,6 @@ void rt_die(const char* msg, size_t len, bool in_signal) {
     if (!in_signal) fflush(nullptr);   // output of foreign C code written through stdio
 
     ErrOut& o = g_err;
-    const NvFrame* top = nv_top_frame;
     if (top) {
         o.loc(top);
         o.put(": ");
@@ -156,3 +180,4 @@ void rt_die(const char* msg, size_t len, bool in_signal) {
     o.flush();
     _exit(1);
 }
+}  // namespace

@@ -1,7 +1,8 @@
 // Stack overflow detection (13.2, 13.4): SIGSEGV/SIGBUS run a handler on an alternate signal
 // stack, since the faulting thread's own stack is exhausted. A fault near the thread's stack
 // limit (or next to its stack pointer) is "stack overflow"; any other fault is still reported
-// as a runtime error with the trace, never a bare signal death.
+// as a runtime error with the trace, never a bare signal death; inside a foreign call (debug
+// builds record it: nv_foreign_site), at the Neve call site, naming the C function.
 #include <csignal>
 #include <cstdint>
 #include <cstring>
@@ -69,6 +70,7 @@ void on_fault(int sig, siginfo_t* si, void* uctx) {
         msg = "stack overflow";
     else
         msg = sig == SIGBUS ? "bus error" : "segmentation fault";
+    if (const NvForeignSite* at = nv_foreign_site) rt_die_foreign(msg, at, true);
     rt_die(msg, strlen(msg), true);
 }
 

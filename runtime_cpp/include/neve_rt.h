@@ -87,6 +87,18 @@ typedef struct NvFrame {
 
 extern __thread NvFrame* nv_top_frame __attribute__((tls_model("initial-exec")));
 
+/* A foreign call in progress (debug builds): the compiled code points nv_foreign_site at a
+ * constant before each call of a proto and restores the previous value after it (a C-ABI entry
+ * back into Neve clears it), so a fault inside C is reported at the Neve call site, naming the
+ * foreign function. `caller` is the calling function's info (its NvFrame's, when it keeps one). */
+typedef struct NvForeignSite {
+    const char* name;                   /* the C function */
+    const NvFuncInfo* caller;
+    int64_t site;                       /* (line << 32) | col of the call */
+} NvForeignSite;
+
+extern __thread const NvForeignSite* nv_foreign_site __attribute__((tls_model("initial-exec")));
+
 /* Print "file:line:col: runtime error: MSG", the trace ("  at fn (file:line:col)", innermost
  * first), flush stdout first, exit(1). */
 void nv_panic(const char* msg) __attribute__((noreturn));

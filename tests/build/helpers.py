@@ -1,13 +1,15 @@
-"""A package on disk to build with `nsm build -v`, and what each build ran."""
+"""A package on disk to build with `nsm build`, and what each build ran."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 BIN = Path(sys.executable).parent
+STEP = re.compile(r"\[\d+/\d+\] ((?:NEVE|LINK|CXX|CC|BINDGEN) .*)$")
 
 
 @dataclass
@@ -55,10 +57,12 @@ class Package:
         return p
 
     def build(self, *args: str) -> Built:
-        p = subprocess.run([str(BIN / "nsm"), "build", "-v", *args], cwd=self.root,
+        """`nsm build ARGS`, its steps read from the `[i/n] STEP` lines (shown at once)."""
+        env = {**os.environ, "NSM_PROGRESS_AFTER": "0", "NSM_QUIET": ""}
+        p = subprocess.run([str(BIN / "nsm"), "build", *args], cwd=self.root, env=env,
                            capture_output=True, text=True, timeout=600)
-        ran = [l.strip() for l in p.stderr.splitlines() if l.startswith("  ") and
-               l.strip().split(" ")[0] in ("NEVE", "LINK", "CXX", "CC", "BINDGEN")]
+        ran = [m.group(1) for m in map(STEP.match, p.stderr.splitlines())
+               if m and "/runtime_cpp/" not in m.group(1)]      # not the runtime's own build
         return Built(p.returncode, ran, p.stderr, p.stdout)
 
     def run_exe(self, name: str | None = None, profile: str = "debug") -> str:

@@ -135,7 +135,7 @@ def test_imgio_installed_from_git_and_used_without_glue(tmp_path, monkeypatch):
     assert r.returncode == 0, r.stderr
     installed = home / "lib" / "imgio@1.0.0"
     assert not (installed / "build").exists()          # built in the cache, not in lib/
-    assert [p.name for p in (home / "cache" / "native").glob("imgio-*/libimgio.so")] == ["libimgio.so"]
+    assert [p.name for p in (home / "cache" / "native").glob("imgio-*/debug/libimgio.so")] == ["libimgio.so"]
     before = snapshot(installed)
     png(app.root / "a.png", 37, 5)
     b = app.build()

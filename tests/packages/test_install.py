@@ -175,7 +175,7 @@ def test_native_package_says_where_its_native_part_is_built(reg, tmp_path):
     r = nsm("install", "alice/fast", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     built = list((tmp_path / "home" / "cache" / "native").glob("fast-*"))
-    assert len(built) == 1 and (built[0] / "libfast.so").is_file(), r.stderr
+    assert len(built) == 1 and (built[0] / "debug" / "libfast.so").is_file(), r.stderr
     assert f"note: fast 1.0.0 has native code; its native part is built in {built[0]}" in r.stderr
 
 

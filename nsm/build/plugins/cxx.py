@@ -9,6 +9,12 @@ a real edit rebuilds exactly the sources including the header. The library is li
 leaves the previous library in place. Bindings come from `nsm.build.bindgen`, written only when
 they change (`restat`): a header edit that leaves the declarations alone rebuilds no Neve
 module; they are built with the [native] cflags bindgen understands (-D, -U, -I, -std).
+
+Each profile has its objects and library (`debug/`: `-O0 -g`, `release/`: `-O2`; the
+[native] cflags come after, so they win). The ninja file holds the edges of both and a build
+asks for its profile's library, so switching profiles compiles nothing already built, while a
+change of flags changes the command ninja records and recompiles. `compile_commands()` gives
+the same command lines for editors (compile_commands.json).
 """
 from __future__ import annotations
 
@@ -22,7 +28,8 @@ from . import Edge, Products, Rule
 
 C_SUFFIXES = (".c",)
 CXX_SUFFIXES = (".cpp", ".cc", ".cxx", ".C")
-BASE_FLAGS = ["-fPIC", "-O2"]
+BASE_FLAGS = ["-fPIC"]
+PROFILE_FLAGS = {"debug": ["-O0", "-g"], "release": ["-O2"]}
 
 
 def _q(items) -> str:
@@ -64,22 +71,18 @@ class CxxPlugin:
         out = spec.out_dir
         stamps = out / "stamps"
         incs = [f"-I{d}" for d in spec.include]
-        cflags = _q(BASE_FLAGS + incs + list(spec.cflags))
-        edges, objs = [], []
-        for src in spec.sources:
-            try:
-                rel = src.relative_to(spec.root)
-            except ValueError:
-                rel = Path(src.name)
-            obj = str(out / "obj" / rel.with_suffix(".o"))
-            rule = "cc" if src.suffix in C_SUFFIXES else "cxx"
-            edges.append(Edge([obj], rule, [str(native_stamp(stamps, str(src)))],
-                              variables={"cflags": cflags, "src": shlex.quote(str(src)),
-                                         "stamps": shlex.quote(str(stamps))}))
-            objs.append(obj)
-        if spec.library is not None:
-            edges.append(Edge([str(spec.library)], "cxx_shared", objs, variables={
-                "ldflags": _q([f"-l{x}" for x in spec.libs] + list(spec.ldflags))}))
+        edges = []
+        for release in (False, True):
+            objs = []
+            for src, obj, cflags in _compiles(spec, release):
+                rule = "cc" if src.suffix in C_SUFFIXES else "cxx"
+                edges.append(Edge([obj], rule, [str(native_stamp(stamps, str(src)))],
+                                  variables={"cflags": _q(cflags), "src": shlex.quote(str(src)),
+                                             "stamps": shlex.quote(str(stamps))}))
+                objs.append(obj)
+            if spec.sources:
+                edges.append(Edge([str(spec.library_of(release))], "cxx_shared", objs, variables={
+                    "ldflags": _q(link_flags(spec))}))
         # always an edge, so a package whose headers declare nothing still has its bindings file
         files = [str(h) for h in spec.headers if isinstance(h, Path)]
         edges.append(Edge([str(spec.bindings)], "bindgen", [str(native_stamp(stamps, h)) for h in files],
@@ -88,6 +91,35 @@ class CxxPlugin:
                                      "stamps": shlex.quote(str(stamps))}))
         libraries = [str(spec.library)] if spec.library is not None else []
         return edges, Products(link_args=spec.link_args(), libraries=libraries)
+
+
+def _compiles(spec, release: bool):
+    """(source, object, flags) of each compile of the native part for one profile."""
+    profile = "release" if release else "debug"
+    flags = BASE_FLAGS + PROFILE_FLAGS[profile] + [f"-I{d}" for d in spec.include] + list(spec.cflags)
+    for src in spec.sources:
+        try:
+            rel = src.relative_to(spec.root)
+        except ValueError:
+            rel = Path(src.name)
+        yield src, str(spec.out_dir / profile / "obj" / rel.with_suffix(".o")), flags
+
+
+def link_flags(spec) -> list[str]:
+    """The shared library's link flags: its SONAME (so programs record `lib<name>.so`, found
+    through their rpath, not the path it was linked from), the system libraries."""
+    return [f"-Wl,-soname,{spec.soname}", *(f"-l{x}" for x in spec.libs), *spec.ldflags]
+
+
+def compile_commands(spec) -> list[dict]:
+    """compile_commands.json entries (clang's format) for the sources of `spec` in its profile:
+    the compiler, the flags of the ninja edge (its depfile options aside), the source."""
+    out = []
+    for src, obj, flags in _compiles(spec, spec.release):
+        cc = "gcc" if src.suffix in C_SUFFIXES else "g++"
+        out.append({"directory": str(spec.root), "file": str(src), "output": obj,
+                    "arguments": [cc, *flags, "-c", str(src), "-o", obj]})
+    return out
 
 
 def bindgen_flags(cflags) -> list[str]:
