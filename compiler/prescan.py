@@ -82,6 +82,9 @@ def _proto_type_names(tokens: list[Token], i: int) -> set[str]:
     out: set[str] = set()
     n = len(tokens)
     j = i + 1
+    if j + 1 < n and tokens[j].kind is T.NAME and tokens[j].text == "struct" \
+            and tokens[j + 1].kind is T.NAME:
+        return {tokens[j + 1].text} | _struct_field_type_names(tokens, j + 1)
     at_type = True
     while j < n and tokens[j].kind not in _LINE_END:
         t = tokens[j]
@@ -91,6 +94,34 @@ def _proto_type_names(tokens: list[Token], i: int) -> set[str]:
             out.add(t.text)
         at_type = t.is_op("(", ",", "<")
         j += 1
+    return out
+
+
+def _struct_field_type_names(tokens: list[Token], i: int) -> set[str]:
+    """Bare names that start the field lines of the `proto struct` block after token i."""
+    out: set[str] = set()
+    n = len(tokens)
+    j = i
+    while j < n and tokens[j].kind not in _LINE_END:
+        j += 1
+    while j < n and tokens[j].kind is T.NEWLINE:
+        j += 1
+    if j >= n or tokens[j].kind is not T.INDENT:
+        return out
+    depth, line_start = 0, True
+    for t in tokens[j:]:
+        if t.kind is T.INDENT:
+            depth += 1
+        elif t.kind is T.DEDENT:
+            depth -= 1
+            if depth == 0:
+                break
+        elif t.kind is T.NEWLINE:
+            line_start = True
+        elif line_start:
+            line_start = False
+            if depth == 1 and t.kind is T.NAME:
+                out.add(t.text)
     return out
 
 
