@@ -59,7 +59,10 @@ def _prescan(tokens: list[Token]) -> tuple[frozenset[str], frozenset[str], froze
         elif t.is_kw("import"):
             j = i + 1
             last = None
-            while (tok := at(j)) is not None and tok.kind is T.NAME:
+            header = c_header_at(tokens, j)
+            if header is not None:
+                last, j = c_header_binding(header), j + 2
+            while header is None and (tok := at(j)) is not None and tok.kind is T.NAME:
                 last = tok.text
                 sep = at(j + 1)
                 if sep is not None and sep.is_op(".", "/"):
@@ -154,6 +157,25 @@ def _generic_def_name(tokens: list[Token], i: int) -> str | None:
     return name.text if name.kind is T.NAME else None
 
 
+def c_header_at(tokens: list[Token], j: int) -> str | None:
+    """`c"zlib.h"` at token j (the name `c` right before a string): the header's import
+    spec `<zlib.h>` (docs/interop.md, the one-line form); else None."""
+    if j + 1 >= len(tokens):
+        return None
+    c, s = tokens[j], tokens[j + 1]
+    if c.kind is T.NAME and c.text == "c" and s.kind is T.STRING and \
+            s.span.line == c.span.line and s.span.col == c.span.col + 1:
+        name = s.value.decode("utf-8", "replace")
+        return f"<{name}>" if name and not any(ch in name for ch in '<>"\n') else None
+    return None
+
+
+def c_header_binding(spec: str) -> str | None:
+    """The module name `import c"dir/x.h"` binds without `as`: the header's stem, `x`."""
+    stem = spec[1:-1].rsplit("/", 1)[-1].split(".", 1)[0]
+    return stem if stem.isidentifier() and stem.isascii() else None
+
+
 class ImportLine(NamedTuple):
     """One top-level import line: the module path, its first token (for diagnostics), the
     name it binds (`import a.b as x`: x; `import a.b`: b) or, for `from`, the names listed."""
@@ -174,7 +196,10 @@ def import_paths(tokens: list[Token]) -> list[ImportLine]:
             continue
         parts: list[str] = []
         j = i + 1
-        while j < n and tokens[j].kind is T.NAME:
+        header = c_header_at(tokens, j)
+        if header is not None:
+            parts, j = [header], j + 2
+        while header is None and j < n and tokens[j].kind is T.NAME:
             parts.append(tokens[j].text)
             if j + 2 < n and tokens[j + 1].is_op(".", "/") and tokens[j + 2].kind is T.NAME:
                 j += 2
@@ -194,7 +219,7 @@ def import_paths(tokens: list[Token]) -> list[ImportLine]:
                     else:
                         break
         else:
-            binding = parts[-1]
+            binding = c_header_binding(parts[0]) if header is not None else parts[-1]
             if j + 1 < n and tokens[j].is_kw("as") and tokens[j + 1].kind is T.NAME:
                 binding = tokens[j + 1].text
         out.append(ImportLine(tuple(parts), t, binding, tuple(names)))

@@ -68,12 +68,24 @@ class _TopLevel:
         return tuple(parts)
 
     def import_(self) -> ast.Import:
+        from ..prescan import c_header_at, c_header_binding
         t = self.advance()
-        path = self.modpath()
+        header = c_header_at(self.toks, self.pos)
+        if header is not None:                   # `import c"zlib.h"` (docs/interop.md)
+            at = self.advance()
+            self.advance()
+            path = (header,)
+        else:
+            path = self.modpath()
         alias = None
         if self.at_kw("as"):
             self.advance()
             alias = self.expect_name().text
+        elif header is not None:
+            alias = c_header_binding(header)
+            if alias is None:
+                self.fail(at, f"the header {header} gives no module name",
+                          hint=f'name it: import c"{header[1:-1]}" as NAME')
         self.end_statement()
         return ast.Import(t.span, path, alias)
 
