@@ -151,6 +151,8 @@ def constant_defs(parsed: Parsed, defines: dict[str, Define], bound_file, taken:
             continue
         value = lookup(name) if is_define else value
         lit = neve_literal(value) if value is not None else None
+        if lit is None and is_define:
+            lit = pointer_constant(parsed.scope, defines[name].body)
         if lit is None:
             continue                                  # not a constant (types, macros, ...)
         seen.add(name)
@@ -165,6 +167,32 @@ def constant_defs(parsed: Parsed, defines: dict[str, Define], bound_file, taken:
         typ, text = lit
         out.append(f"proto {typ} {name} = {text}")
     return out
+
+
+_PTR_CAST = re.compile(r"\(\s*(?:const\s+)?([A-Za-z_]\w*)\s*(\*?)\s*\)\s*\(?\s*"
+                       r"(-?\s*(?:0[xX][0-9a-fA-F]+|\d+))\s*\)?")
+
+
+def pointer_constant(scope: Scope, body: str) -> tuple[str, str] | None:
+    """`((sqlite3_destructor_type)-1)`, `((void *)0)`: an integer cast to a pointer type is an
+    `any` constant, the C address itself (docs/interop.md: SQLITE_TRANSIENT)."""
+    text = body.strip()
+    while text.startswith("(") and text.endswith(")") and text.count("(") == text.count(")"):
+        inner = text[1:-1].strip()
+        if _PTR_CAST.fullmatch(inner):
+            text = inner
+            break
+        text = inner
+    m = _PTR_CAST.fullmatch(text)
+    if m is None:
+        return None
+    name, star, value = m.groups()
+    alias = scope.typedefs.get(name)
+    if not star and not isinstance(alias, cx.Pointer):
+        return None
+    if star and name != "void" and name not in scope.typedefs and name not in scope.records:
+        return None
+    return "any", str(int(value.replace(" ", ""), 0))
 
 
 def _proto(scope: Scope, fn: cx.Function, name: str,
