@@ -136,8 +136,9 @@ class CStructChecker:
         """`x.f = v` for a C struct field `target` (a "cfield" read of x.f)."""
         obj, f = target.args[0], target.extra
         if s.op is not None or len(s.values) != 1 or len(s.targets) != 1:
+            x = f"{obj.var.name}.{f.name}" if isinstance(obj, T.Local) else f"x.{f.name}"
             self.fail(s.span, "a C struct field takes a plain assignment",
-                      f"write x.{f.name} = x.{f.name} {s.op or ''} v")
+                      f"write {x} = {x} {s.op} v" if s.op else "assign each field on its own")
         if f.type == STR:
             self.fail(target.span, f"cannot store a str in C field '{f.name}'",
                       "a str crosses to C as a temporary copy; declare the field char[] and "
