@@ -459,11 +459,39 @@ class Proto(Node):
 
 
 @dataclass(frozen=True)
+class ProtoField(Node):
+    """`T name @ OFFSET [storage]`: a field of a C struct at a byte offset; `storage` names
+    the C integer type when it is wider or unsigned beyond T (`int avail_in @ 8 uint32_t`)."""
+    type: TypeExpr
+    name: str
+    offset: int
+    storage: str | None = None
+
+
+@dataclass(frozen=True)
+class ProtoStruct(Node):
+    """`proto struct NAME(SIZE)` with its fields: a C struct Neve reaches through a pointer
+    (docs/interop.md)."""
+    name: str
+    size: int
+    fields: tuple[ProtoField, ...]
+
+
+@dataclass(frozen=True)
+class ProtoConst(Node):
+    """`proto T NAME = VALUE`: a C constant (an int, or the bytes of a str)."""
+    name: str
+    type: TypeExpr
+    value: object
+
+
+@dataclass(frozen=True)
 class MainDef(Node):
     body: Block
 
 
-TopLevel = Union[FuncDef, ClassDef, TypeAlias, Import, FromImport, Proto, MainDef]
+TopLevel = Union[FuncDef, ClassDef, TypeAlias, Import, FromImport, Proto, ProtoStruct, ProtoConst,
+                 MainDef]
 
 
 @dataclass(frozen=True)

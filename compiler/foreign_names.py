@@ -15,9 +15,10 @@ INIT_PREFIX = "initialize__"
 
 
 def foreign_type_names(m: A.Module) -> dict[str, Span]:
-    """The opaque types a module's protos declare: each unqualified type name in a proto's
-    result or parameters that names no class, alias or `from` import of the module (11.2:
-    bindgen writes `proto image image_create(str path)`), with where it first appears."""
+    """The C types a module's protos declare: each `proto struct`, and each unqualified type
+    name in a proto's result or parameters or a struct's fields that names no class, alias or
+    `from` import of the module (11.2: bindgen writes `proto image image_create(str path)`),
+    with where it first appears."""
     known: set[str] = set()
     for it in m.items:
         if isinstance(it, (A.ClassDef, A.TypeAlias)):
@@ -26,9 +27,16 @@ def foreign_type_names(m: A.Module) -> dict[str, Span]:
             known.update(n for n, _ in it.names)
     out: dict[str, Span] = {}
     for it in m.items:
-        if not isinstance(it, A.Proto):
+        if isinstance(it, A.ProtoStruct) and it.name not in known:
+            out.setdefault(it.name, it.span)
+    for it in m.items:
+        if isinstance(it, A.Proto):
+            types = (it.ret, *(p.type for p in it.params))
+        elif isinstance(it, A.ProtoStruct):
+            types = tuple(f.type for f in it.fields)
+        else:
             continue
-        for te in (it.ret, *(p.type for p in it.params)):
+        for te in types:
             if isinstance(te, A.TypeName) and te.module is None and not te.args \
                     and te.name not in _BUILTIN_TYPE_NAMES and te.name not in known:
                 out.setdefault(te.name, te.span)

@@ -59,7 +59,10 @@ def _prescan(tokens: list[Token]) -> tuple[frozenset[str], frozenset[str], froze
         elif t.is_kw("import"):
             j = i + 1
             last = None
-            while (tok := at(j)) is not None and tok.kind is T.NAME:
+            header = c_header_at(tokens, j)
+            if header is not None:
+                last, j = c_header_binding(header), j + 2
+            while header is None and (tok := at(j)) is not None and tok.kind is T.NAME:
                 last = tok.text
                 sep = at(j + 1)
                 if sep is not None and sep.is_op(".", "/"):
@@ -82,6 +85,9 @@ def _proto_type_names(tokens: list[Token], i: int) -> set[str]:
     out: set[str] = set()
     n = len(tokens)
     j = i + 1
+    if j + 1 < n and tokens[j].kind is T.NAME and tokens[j].text == "struct" \
+            and tokens[j + 1].kind is T.NAME:
+        return {tokens[j + 1].text} | _struct_field_type_names(tokens, j + 1)
     at_type = True
     while j < n and tokens[j].kind not in _LINE_END:
         t = tokens[j]
@@ -91,6 +97,34 @@ def _proto_type_names(tokens: list[Token], i: int) -> set[str]:
             out.add(t.text)
         at_type = t.is_op("(", ",", "<")
         j += 1
+    return out
+
+
+def _struct_field_type_names(tokens: list[Token], i: int) -> set[str]:
+    """Bare names that start the field lines of the `proto struct` block after token i."""
+    out: set[str] = set()
+    n = len(tokens)
+    j = i
+    while j < n and tokens[j].kind not in _LINE_END:
+        j += 1
+    while j < n and tokens[j].kind is T.NEWLINE:
+        j += 1
+    if j >= n or tokens[j].kind is not T.INDENT:
+        return out
+    depth, line_start = 0, True
+    for t in tokens[j:]:
+        if t.kind is T.INDENT:
+            depth += 1
+        elif t.kind is T.DEDENT:
+            depth -= 1
+            if depth == 0:
+                break
+        elif t.kind is T.NEWLINE:
+            line_start = True
+        elif line_start:
+            line_start = False
+            if depth == 1 and t.kind is T.NAME:
+                out.add(t.text)
     return out
 
 
@@ -123,6 +157,25 @@ def _generic_def_name(tokens: list[Token], i: int) -> str | None:
     return name.text if name.kind is T.NAME else None
 
 
+def c_header_at(tokens: list[Token], j: int) -> str | None:
+    """`c"zlib.h"` at token j (the name `c` right before a string): the header's import
+    spec `<zlib.h>` (docs/interop.md, the one-line form); else None."""
+    if j + 1 >= len(tokens):
+        return None
+    c, s = tokens[j], tokens[j + 1]
+    if c.kind is T.NAME and c.text == "c" and s.kind is T.STRING and \
+            s.span.line == c.span.line and s.span.col == c.span.col + 1:
+        name = s.value.decode("utf-8", "replace")
+        return f"<{name}>" if name and not any(ch in name for ch in '<>"\n') else None
+    return None
+
+
+def c_header_binding(spec: str) -> str | None:
+    """The module name `import c"dir/x.h"` binds without `as`: the header's stem, `x`."""
+    stem = spec[1:-1].rsplit("/", 1)[-1].split(".", 1)[0]
+    return stem if stem.isidentifier() and stem.isascii() else None
+
+
 class ImportLine(NamedTuple):
     """One top-level import line: the module path, its first token (for diagnostics), the
     name it binds (`import a.b as x`: x; `import a.b`: b) or, for `from`, the names listed."""
@@ -143,7 +196,10 @@ def import_paths(tokens: list[Token]) -> list[ImportLine]:
             continue
         parts: list[str] = []
         j = i + 1
-        while j < n and tokens[j].kind is T.NAME:
+        header = c_header_at(tokens, j)
+        if header is not None:
+            parts, j = [header], j + 2
+        while header is None and j < n and tokens[j].kind is T.NAME:
             parts.append(tokens[j].text)
             if j + 2 < n and tokens[j + 1].is_op(".", "/") and tokens[j + 2].kind is T.NAME:
                 j += 2
@@ -163,7 +219,7 @@ def import_paths(tokens: list[Token]) -> list[ImportLine]:
                     else:
                         break
         else:
-            binding = parts[-1]
+            binding = c_header_binding(parts[0]) if header is not None else parts[-1]
             if j + 1 < n and tokens[j].is_kw("as") and tokens[j + 1].kind is T.NAME:
                 binding = tokens[j + 1].text
         out.append(ImportLine(tuple(parts), t, binding, tuple(names)))

@@ -6,6 +6,7 @@ start fast.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -21,13 +22,13 @@ def cli() -> None:
 
 
 def _run(file: str, args: tuple[str, ...], release: bool, emit: str | None, timings: bool,
-         verbose: bool = False) -> None:
+         verbose: bool = False, libs: tuple[str, ...] = ()) -> None:
     if emit is not None:
         _emit(file, emit, release)
         return
     from .build.orchestrate import build_file
     try:
-        res, exe = build_file(Path(file), release=release, verbose=verbose)
+        res, exe = build_file(Path(file), release=release, verbose=verbose, libs=libs)
     except OSError as e:            # e.g. an unwritable NEVE_HOME
         where = f" {e.filename}" if e.filename else ""
         sys.stderr.write(f"error: cannot write{where}: {e.strerror or e}\n"
@@ -91,10 +92,12 @@ def _emit(file: str, stage: str, release: bool) -> None:
 @click.option("--timings", is_flag=True, help="Print the time of each compiler stage.")
 @click.option("--bin", "bin_name", help="In a package: the executable to run.")
 @click.option("-v", "--verbose", is_flag=True, help="Print the command line of every build step.")
+@click.option("-l", "libs", multiple=True, metavar="LIB",
+              help="Link the system library LIB, as cc -l (-l z for import c\"zlib.h\").")
 @click.argument("file", required=False, type=click.Path(dir_okay=False))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def run(file: str | None, args: tuple[str, ...], release: bool, emit: str | None, timings: bool,
-        bin_name: str | None, verbose: bool) -> None:
+        bin_name: str | None, verbose: bool, libs: tuple[str, ...]) -> None:
     """Compile FILE (cached by content) and run it with ARGS.
 
     Without FILE (or with --bin), build the package in the current folder and run its
@@ -104,7 +107,12 @@ def run(file: str | None, args: tuple[str, ...], release: bool, emit: str | None
         from .cli_build import run_package
         run_package(bin_name, ((file,) if file else ()) + args, release, verbose)
         return
-    _run(file, args, release, emit, timings, verbose)
+    bad = next((x for x in libs if not re.fullmatch(r"[\w.+-]+", x)), None)
+    if bad is not None:
+        sys.stderr.write(f"error: -l {bad!r} is not a library name\n"
+                         f"hint: name the library as cc -l does: -l z links libz\n")
+        sys.exit(1)
+    _run(file, args, release, emit, timings, verbose, libs)
 
 
 @cli.command()

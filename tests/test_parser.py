@@ -472,6 +472,38 @@ def test_top_level_items():
     assert [o.name for o in ops] == ["+", "-", "and", "+"]
 
 
+def test_foreign_structs_constants_and_header_imports():
+    m = ok("""
+        import c"zlib.h"
+        import c"cjson/cJSON.h" as json
+        proto struct z_stream(112)
+            u8[] next_in @ 0
+            int avail_in @ 8 uint32_t
+            # a comment line inside the block
+            internal_state state @ 56
+        proto i32 Z_ERRNO = -1
+        proto str VERSION = "1.2"
+        proto any TRANSIENT = -1
+    """)
+    assert [dump(i) for i in m.items] == [
+        "(import <zlib.h> as zlib)",
+        "(import <cjson/cJSON.h> as json)",
+        "(proto-struct z_stream 112 (u8[] next_in @0) (int avail_in @8 uint32_t)"
+        " (internal_state state @56))",
+        "(proto-const i32 Z_ERRNO -1)",
+        "(proto-const str VERSION b'1.2')",
+        "(proto-const any TRANSIENT -1)",
+    ]
+
+
+def test_foreign_struct_and_constant_syntax_errors():
+    assert errors("proto struct s(n)\n") == ["1:16: expected the struct's size in bytes"]
+    assert errors("proto struct s(8)\n    i32 a 0\n    i32 b @ x\n") == [
+        "2:11: expected '@ OFFSET' after the field name", "3:13: expected the field's byte offset"]
+    assert errors("proto i32 K = K2\n") == ["1:15: expected an integer or string literal"]
+    assert errors('import c"a-b.h"\n') == ["1:8: the header <a-b.h> gives no module name"]
+
+
 def test_funcdef_span_is_its_name():
     m = ok("def int twice(int x)\n    return 2 * x\n")
     assert (m.items[0].span.line, m.items[0].span.col) == (1, 9)

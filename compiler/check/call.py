@@ -63,6 +63,10 @@ def check_call(ck, e: A.Call, expected) -> T.Expr:
         if f.id in PHASE2_INTRINSICS:
             ck.fail(f.span, f"'{f.id}' is a phase-2 feature",
                     "tensor-core and async-copy intrinsics come with layouts (12.5)")
+        if f.id in ck.ms.constants or f.id in ck.ms.from_names and \
+                ck.ms.from_names[f.id][1] in ck.ms.from_names[f.id][0].constants:
+            ck.fail(f.span, f"'{f.id}' is a C constant, not a function",
+                    f"write {f.id} without parentheses")
         cands = ck.visible_function_names() + sorted(BUILTIN_NAMES)
         ck.fail(f.span, f"unknown function '{f.id}'", unknown_function_hint(f.id, cands))
     callee = ck.expr(f)
@@ -361,6 +365,9 @@ def check_method(ck, e: A.Call, f: A.Attribute, expected) -> T.Expr:
                                                       f.name in GENERIC_BUILTINS):
                 return call_builtin(ck, A.Call(e.span, A.Name(f.span, f.name, f.targs), e.args),
                                     f.name, expected)
+            if fn is None and f.name in scope.constants:
+                ck.fail(f.span, f"'{o.id}.{f.name}' is a C constant, not a function",
+                        f"write {o.id}.{f.name} without parentheses")
             if fn is None:
                 ck.fail(f.span, f"module '{o.id}' has no function '{f.name}'")
             return ck.call_function(e, fn, f.targs, expected)

@@ -14,6 +14,7 @@ from .inherit import InheritChecker
 from .members import MemberChecker
 from .generics import GenericChecker
 from .foreign import ForeignChecker
+from .cstructs import CStructChecker
 from .threads import ThreadChecker
 from .kernels import KernelChecker, PREDECLARED
 from .scope import Scope
@@ -31,7 +32,7 @@ if TYPE_CHECKING:                  # the loader's Module, named in annotations o
 PHASE_LATER: dict = {}
 
 
-class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, ForeignChecker, ThreadChecker, KernelChecker, ExprChecker):
+class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, ForeignChecker, CStructChecker, ThreadChecker, KernelChecker, ExprChecker):
     """Checks a whole program: the root module and every module it imports."""
 
     def __init__(self, modules: list[Module], root: Module, diags: Diagnostics,
@@ -300,9 +301,14 @@ class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, Foreig
                 target = self.target(s.targets[0])
             else:       # a field or element: its type gives `[]`, `{}` and the like theirs
                 target = self.target(s.targets[0])
+                if isinstance(target, T.Builtin) and target.name == "cfield":
+                    return self.cfield_store(s, target)
                 value = self.expr(s.values[0], expected=target.type)
             return T.Assign(s.span, target, self.coerce(value, target.type, s.values[0].span))
         targets = [self.target(t) for t in s.targets]
+        for t in targets:
+            if isinstance(t, T.Builtin) and t.name == "cfield":
+                return self.cfield_store(s, t)
         if len(s.values) == 1:
             v = self.expr(s.values[0])
             if not isinstance(v.type, TupleT) or len(v.type.elems) != len(targets):
@@ -370,6 +376,8 @@ class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, Foreig
             e = self.expr(t)
             if isinstance(e, T.Builtin) and e.name == "field":
                 return e
+            if isinstance(e, T.Builtin) and e.name == "cfield":
+                return e        # stmt_Assign stores it; other assignments refuse it
             if isinstance(e, T.Builtin) and e.name == "global":
                 self.fail(t.span, "cannot assign to a global instance", "assign to its fields")
         if isinstance(t, A.Paren):
@@ -391,6 +399,8 @@ class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, Foreig
             self.error(s.span, "compound assignment takes one target and one value")
             return None
         target = self.target(s.targets[0])
+        if isinstance(target, T.Builtin) and target.name == "cfield":
+            return self.cfield_store(s, target)          # refused there, with the form to use
         old = T.Placeholder(target.type, s.targets[0].span)
         rhs_ast = s.values[0]
         value = self.binary_typed(s.op, old, rhs_ast, s.span)

@@ -38,7 +38,7 @@ class DeclChecker:
                 dscope = scopes[dep]
                 for n, sp in item.names:
                     if not (n in dscope.functions or n in dscope.classes or n in dscope.aliases
-                            or n in dscope.foreign):
+                            or n in dscope.foreign or n in dscope.constants):
                         self.error(sp, f"module '{'/'.join(item.path)}' has no member '{n}'")
                         continue
                     if n in ms.functions or n in ms.classes or n in ms.aliases:
@@ -63,7 +63,8 @@ class DeclChecker:
 
     def collect(self, ms: ModScope, item) -> None:
         def taken(name: str, span) -> bool:
-            if name in ms.functions or name in ms.classes or name in ms.aliases:
+            if name in ms.functions or name in ms.classes or name in ms.aliases \
+                    or name in ms.constants:
                 self.error(span, f"'{name}' is already defined in this module",
                            "top-level names are unique in their module")
                 return True
@@ -93,6 +94,9 @@ class DeclChecker:
                 self.error(item.span, "more than one main", "a program has exactly one main block")
             else:
                 ms.main = item
+        elif isinstance(item, A.ProtoConst):
+            if not taken(item.name, item.span):
+                ms.constants[item.name] = item
         elif isinstance(item, A.Proto):
             if is_initializer(item):
                 if ms.foreign_init is not None:
@@ -110,6 +114,8 @@ class DeclChecker:
 
     def declare_pending(self, scopes: list[ModScope]) -> None:
         """Turn every non-generic function's AST into a FuncSym with a resolved signature."""
+        for ms in scopes:
+            self.declare_cstructs(ms)
         for ms in scopes:
             for name, f in list(ms.functions.items()):
                 if isinstance(f, PendingFunc):

@@ -270,6 +270,12 @@ class ExprChecker(LiteralChecker, FStringChecker):
         f = self.lookup_func(e.id)
         if f is not None:
             return self.function_value(f, e)
+        c = self.constant_use(self.ms, e.id, e.span)
+        if c is None and e.id in self.ms.from_names:
+            dscope, dn = self.ms.from_names[e.id]
+            c = self.constant_use(dscope, dn, e.span)
+        if c is not None:
+            return c
         if e.id in self.ms.imports or e.id in self.ms.ambiguous:
             self.fail(e.span, f"'{e.id}' is a module; use its members as {e.id}.name")
         cands = (self.scope.visible_names() if self.scope else []) + self.visible_function_names()

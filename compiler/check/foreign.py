@@ -10,7 +10,7 @@ from .. import ast as A
 from .. import tir as T
 from .call import call_user
 from ..types import (ArrayT, BufferT, ChannelT, ClassT, FixedT, ForeignT, FuncT, MapT, Prim,
-                    TupleT, Type, ERR, NIL, VOID, is_numeric)
+                    TupleT, Type, ANY, CHAR, ERR, NIL, STR, U8, VOID, is_numeric)
 
 # 11.2: the operator a declaration `R A_B_op(A a, B b)` defines
 OPERATOR_SUFFIXES = {"add": "+", "sub": "-", "mult": "*", "div": "/", "floordiv": "//", "mod": "%",
@@ -107,6 +107,10 @@ class ForeignChecker:
         x = self.expr(a, expected=ArrayT(pt.elem) if literal else pt)
         if isinstance(pt, BufferT) and isinstance(x.type, ArrayT) and x.type.elem == pt.elem:
             return x
+        if isinstance(pt, FuncT) and x.type == ANY:
+            return x            # a C address standing for a function (SQLITE_TRANSIENT)
+        if pt == STR and (x.type in (BufferT(CHAR), BufferT(U8), ArrayT(CHAR), ArrayT(U8))):
+            return x            # its storage itself, valid while the caller keeps it
         x = self.coerce(x, pt, a.span, what)
         if isinstance(pt, FuncT) and not (isinstance(x, T.Const) and x.value is None):
             fn = x.extra if isinstance(x, T.Builtin) and x.name == "func_ref" else None
@@ -129,6 +133,9 @@ class ForeignChecker:
         """`new mod.T(args)` and `mod.T x(args)` call T_create (11.2)."""
         scope = self.scope_of_key.get(t.module)
         create = scope.foreign_create.get(t) if scope is not None else None
+        layout = scope.foreign_layout.get(t) if scope is not None else None
+        if create is None and layout is not None:
+            return self.new_cstruct(t, layout, args, span)
         if create is None:
             self.fail(span, f"foreign type {t} has no {t.name}_create; it cannot be created "
                             f"with new", f"declare proto {t} {t.name}_create(...) in its module")

@@ -172,9 +172,12 @@ class KernelChecker:
                              "down" if name == "shfl_down" else "xor")
         if name == "size_of":
             plain_args(self, e, name, 0, 0)
-            n = elem_size(self.need_targ(targ, name, sp))
+            t = self.need_targ(targ, name, sp)
+            layout = self.layout_of(t)
+            n = layout.size if layout is not None else elem_size(t)
             if n is None:
-                self.fail(sp, f"size_of needs a number, bool, char or buffer type, got {targ}")
+                self.fail(sp, f"size_of needs a number, bool, char, buffer or C struct type, "
+                                  f"got {targ}")
             return T.Const(INT, sp, n)
         if name == "shared":
             vals = plain_args(self, e, name, 0, 1)

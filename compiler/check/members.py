@@ -234,6 +234,10 @@ class MemberChecker:
                 return self.method_value(self.info_of(info.type), e)
         x = self.expr(obj)
         t = x.type
+        if isinstance(t, ForeignT):
+            r = self.cfield(x, e.name, e.span)
+            if r is not None:
+                return r
         if isinstance(t, ClassT) and t in self.classes_by_type:
             info = self.info_of(t)
             if e.name in info.field_index:
@@ -251,6 +255,9 @@ class MemberChecker:
         f = scope.functions.get(e.name)
         if f is not None:
             return self.function_value(f, A.Name(e.span, e.name, e.targs))
+        c = self.constant_use(scope, e.name, e.span)
+        if c is not None:
+            return c
         self.fail(e.span, f"module '{e.obj.id}' has no member '{e.name}'")
 
     def method_value(self, info: ClassInfo, e: A.Attribute) -> T.Expr:

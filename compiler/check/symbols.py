@@ -96,6 +96,8 @@ class ModScope:
     foreign_create: dict[Type, T.FuncSym] = field(default_factory=dict)   # T_create
     foreign_destroy: dict[Type, T.FuncSym] = field(default_factory=dict)  # T_destroy
     foreign_init: T.FuncSym | None = None                        # initialize__pkg
+    foreign_layout: dict[Type, object] = field(default_factory=dict)  # proto struct (cstructs)
+    constants: dict[str, object] = field(default_factory=dict)   # proto T NAME = VALUE
 
     @property
     def key(self) -> str:

@@ -100,6 +100,10 @@ class ForeignLowering:
                 return b.zext(v, R.I8)
             if n == "bf16":
                 return b.bitcast(v, R.HALF)
+            if n == "str" and arg is not None and isinstance(arg.type, ArrayT):
+                return self.array_data_or_null(v)     # the caller's own bytes (pinned form)
+            if n == "str" and arg is not None and isinstance(arg.type, BufferT):
+                return b.extract_value(v, 0)
             if n == "str":           # NUL-terminated copy, alive while the caller holds it
                 return self.rt("nv_str_cstr", v)
             if n == "any":
@@ -112,6 +116,8 @@ class ForeignLowering:
         if isinstance(t, ForeignT):
             return self.foreign_addr(v)
         if isinstance(t, FuncT):
+            if arg is not None and arg.type == Prim("any"):       # a C address as it is
+                return self.rt("nv_any_to_c", b.extract_value(v, 0), b.extract_value(v, 1))
             if isinstance(arg, T.Builtin) and arg.name == "func_ref":
                 return b.bitcast(self.c_trampoline(arg.extra, t), R.PTR)
             return ir.Constant(R.PTR, None)

@@ -195,6 +195,7 @@ SIGNATURES: dict[str, tuple] = {
     "nv_str_cstr": (PTR, [PTR]),
     "nv_str_from_cstr": (PTR, [PTR]),
     "nv_foreign_wrap": (PTR, [PTR, PTR]),
+    "nv_cstruct_new": (PTR, [I64]),
     "nv_any_to_c": (PTR, [PTR, PTR]),
     "nv_foreign_enter": (VOID, []),
     "nv_any_to_foreign": (PTR, [PTR, PTR]),

@@ -197,6 +197,12 @@ def _pieces(x) -> list:
         return [n.type, *([" ", n.name] if n.name else [])]
     if isinstance(n, ast.Proto):
         return ["(proto ", n.ret, " ", n.name, " (", *_join(n.params, ", "), "))"]
+    if isinstance(n, ast.ProtoConst):
+        return ["(proto-const ", n.type, " ", n.name, " ", repr(n.value), ")"]
+    if isinstance(n, ast.ProtoField):
+        return [n.type, " ", n.name, f" @{n.offset}", *([" ", n.storage] if n.storage else [])]
+    if isinstance(n, ast.ProtoStruct):
+        return [f"(proto-struct {n.name} {n.size}", *[p for f in n.fields for p in (" (", f, ")")], ")"]
     if isinstance(n, ast.MainDef):
         return ["(main ", n.body, ")"]
     if isinstance(n, ast.Module):

@@ -68,12 +68,24 @@ class _TopLevel:
         return tuple(parts)
 
     def import_(self) -> ast.Import:
+        from ..prescan import c_header_at, c_header_binding
         t = self.advance()
-        path = self.modpath()
+        header = c_header_at(self.toks, self.pos)
+        if header is not None:                   # `import c"zlib.h"` (docs/interop.md)
+            at = self.advance()
+            self.advance()
+            path = (header,)
+        else:
+            path = self.modpath()
         alias = None
         if self.at_kw("as"):
             self.advance()
             alias = self.expect_name().text
+        elif header is not None:
+            alias = c_header_binding(header)
+            if alias is None:
+                self.fail(at, f"the header {header} gives no module name",
+                          hint=f'name it: import c"{header[1:-1]}" as NAME')
         self.end_statement()
         return ast.Import(t.span, path, alias)
 
@@ -101,12 +113,16 @@ class _TopLevel:
         self.end_statement()
         return ast.TypeAlias(n.span, n.text, ty)
 
-    def proto(self) -> ast.Proto:
+    def proto(self):
         self.advance()
+        if self.tok.kind is T.NAME and self.tok.text == "struct" and self.peek().kind is T.NAME:
+            return self.proto_struct()
         ret = self.ret_type()
         if self.tok.kind is T.NAME and self.tok.text == "sys" and self.peek().kind is T.NAME:
             self.advance()
         n = self.expect_name("expected function name")
+        if self.at_op("="):
+            return self.proto_const(n, ret)
         self.expect_op("(")
         params = []
         while not self.at_op(")"):
@@ -123,6 +139,61 @@ class _TopLevel:
         self.advance()
         self.end_statement()
         return ast.Proto(n.span, n.text, ret, tuple(params))
+
+    def proto_const(self, n: Token, ty: ast.TypeExpr) -> ast.ProtoConst:
+        """`proto T NAME = VALUE`, VALUE an integer (optionally negative) or a string."""
+        self.advance()                           # '='
+        neg = self.at_op("-")
+        if neg:
+            self.advance()
+        v = self.tok
+        if v.kind is T.INT or (v.kind is T.STRING and not neg):
+            self.advance()
+        else:
+            self.fail(v, "expected an integer or string literal",
+                      hint="a C constant's value is a literal: proto i32 Z_OK = 0")
+        self.end_statement()
+        return ast.ProtoConst(n.span, n.text, ty, -v.value if neg else v.value)
+
+    def proto_struct(self) -> ast.ProtoStruct:
+        """`proto struct NAME(SIZE)` and an indented block of `T name @ OFFSET [ctype]`."""
+        self.advance()                           # 'struct'
+        n = self.advance()
+        self.expect_op("(")
+        size = self.tok
+        if size.kind is not T.INT:
+            self.fail(size, "expected the struct's size in bytes")
+        self.advance()
+        self.expect_op(")")
+        self.header_end()
+        fields: list[ast.ProtoField] = []
+        if self.tok.kind is not T.INDENT:
+            return ast.ProtoStruct(n.span, n.text, size.value, ())
+        self.advance()
+        while self.tok.kind not in (T.DEDENT, T.EOF):
+            if self.tok.kind is T.NEWLINE:
+                self.advance()
+                continue
+            self.reset()
+            try:
+                start = self.tok
+                ty = self.type_()
+                name = self.expect_name("expected field name")
+                self.expect_op("@", "expected '@ OFFSET' after the field name")
+                off = self.tok
+                if off.kind is not T.INT:
+                    self.fail(off, "expected the field's byte offset")
+                self.advance()
+                storage = None
+                if self.tok.kind is T.NAME:
+                    storage = self.advance().text
+                self.end_statement()
+                fields.append(ast.ProtoField(start.span, ty, name.text, off.value, storage))
+            except _Sync as e:
+                self.recover(e.quiet)
+        if self.tok.kind is T.DEDENT:
+            self.advance()
+        return ast.ProtoStruct(n.span, n.text, size.value, tuple(fields))
 
     def at_opsym(self) -> bool:
         t = self.tok

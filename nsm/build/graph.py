@@ -140,6 +140,11 @@ class Planner:
         for spec in specs:
             if spec in entry.imports:
                 continue
+            if spec.startswith("<"):                  # import c"zlib.h" (build.cimport)
+                found = self.c_header(spec, entry)
+                if found is not None:
+                    out.append(found)
+                continue
             try:
                 found, tried = self.resolve(n.path, tuple(spec.split("/")))
             except EscapeError as e:
@@ -152,6 +157,21 @@ class Planner:
             elif found != n.path:
                 out.append(found)
         return out
+
+    def c_header(self, spec: str, entry) -> Path | None:
+        """The bindings module of the system header `spec`, or None with the error recorded."""
+        from ..errors import NsmError
+        from .cimport import header_package
+        try:
+            pkg = header_package(spec)
+            native = self.native(pkg)
+        except NsmError as e:
+            entry.imports[spec] = None
+            entry.errors[spec] = e.message
+            return None
+        found = project.resolved(native.bindings)
+        entry.imports[spec] = str(found)
+        return found
 
     def resolve(self, importer: Path, parts: tuple[str, ...]) -> tuple[Path | None, list[str]]:
         """The real path `import a/b` in `importer` names, or None with the candidates tried."""

@@ -64,6 +64,7 @@ class Target:
     release: bool = False
     tests: bool = False
     scripts: tuple[Path, ...] = ()
+    libs: tuple[str, ...] = ()          # system libraries linked into every executable (-l)
 
     @property
     def build_dir(self) -> Path:
@@ -199,7 +200,8 @@ def plan_and_write(target: Target, bdir: Path, db: FileDB, ran: list[str],
         pk = [p for p in native_args if p in reached]
         edges.append(link_edge(str(out), objs, str(rt.lib), rt.link_args,
                                [a for p in pk for a in (g.natives[p].link_args(out.parent)
-                                                        if p in g.natives else []) + native_args[p]],
+                                                        if p in g.natives else []) + native_args[p]]
+                               + [f"-l{x}" for x in target.libs],
                                [a for p in pk for a in native_libs[p]]))
         if kind != "run":
             defaults.append(str(out))
@@ -227,7 +229,7 @@ def plan_and_write(target: Target, bdir: Path, db: FileDB, ran: list[str],
     outside = [str(rt.lib)] + sorted(str(spec.library) for spec in g.natives.values()
                                      if getattr(spec, "sources", None))
     return {"version": PLAN_VERSION, "release": target.release, "tests": target.tests,
-            "scripts": sorted(str(s) for s in target.scripts),
+            "scripts": sorted(str(s) for s in target.scripts), "libs": list(target.libs),
             "home": str(paths.neve_home()), "outside": outside,
             "executables": executables,
             "native": sorted([str(pkg), str(spec.out_dir), *_native_goals(spec)]
@@ -269,17 +271,19 @@ def build_package(root: Path, *, release: bool = False, tests: bool = False,
     return build(Target(root.resolve(), release, tests), verbose=verbose)
 
 
-def build_file(file: Path, *, release: bool = False, verbose: bool = False) -> tuple[BuildResult, Path]:
+def build_file(file: Path, *, release: bool = False, verbose: bool = False,
+               libs: tuple[str, ...] = ()) -> tuple[BuildResult, Path]:
     """Build the program whose root module is `file` (`nsm run FILE`), in its package's build
-    folder when it lies inside a package (LANGUAGE.md 8), else in an anonymous package's;
-    return the result and the executable's path."""
+    folder when it lies inside a package (LANGUAGE.md 8), else in an anonymous package's,
+    linking the system libraries `libs` (`nsm run -l z`); return the result and the
+    executable's path."""
     from .. import project
     real = Path(file).resolve()
     if not real.is_file():
         why = "is a folder" if real.is_dir() else "No such file or directory"
         return BuildResult(False, output=f"error: cannot read {file}: {why}\n", exit_code=1), real
     root = project.package_root(real)
-    target = Target(root, release, False, (real,))
+    target = Target(root, release, False, (real,), tuple(libs))
     res = build(target, verbose=verbose, only=str(real))
     return res, Path(res.executables.get(f"run:{real}", paths.script_executable(target.build_dir, real)))
 
@@ -330,10 +334,12 @@ def build(target: Target, *, verbose: bool = False, only: str | None = None) -> 
         scripts = {str(s) for s in target.scripts} | {
             s for s in known if Path(s).is_file() and Path(s).is_relative_to(target.root)}
         target = Target(target.root, target.release, target.tests or bool(
-            plan and plan.get("tests") and only), tuple(Path(s) for s in sorted(scripts)))
+            plan and plan.get("tests") and only), tuple(Path(s) for s in sorted(scripts)),
+            target.libs)
     fresh = (plan is not None and plan.get("version") == PLAN_VERSION and
              plan.get("tests") == target.tests and
              set(plan.get("scripts", [])) == {str(s) for s in target.scripts} and
+             plan.get("libs", []) == list(target.libs) and
              plan.get("home") == str(paths.neve_home()) and
              all(os.path.exists(f) for f in plan.get("outside", ())) and
              (bdir / "build.ninja").is_file() and db.all_unchanged())

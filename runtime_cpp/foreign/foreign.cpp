@@ -74,6 +74,16 @@ extern "C" NvForeign* nv_foreign_wrap(void* addr, void (*destroy)(void*)) {
     return w;
 }
 
+// `new mod.S()` of a C struct: wrapper and zero-filled struct in one scanned block, so the
+// struct lives as long as its wrapper and keeps alive the Neve buffers stored in its fields.
+extern "C" NvForeign* nv_cstruct_new(int64_t size) {
+    const size_t head = (sizeof(NvForeign) + 15) & ~(size_t)15;
+    NvForeign* w = (NvForeign*)rt_alloc(head + (size_t)(size > 0 ? size : 1));
+    w->addr = (char*)w + head;
+    w->destroy = nullptr;
+    return w;
+}
+
 extern "C" char* nv_str_cstr(const NvStr* s) {
     int64_t n = s ? s->len : 0;
     char* p = (char*)rt_alloc_atomic_uninit((size_t)n + 1);

@@ -359,6 +359,7 @@ typedef struct NvForeign {
 } NvForeign;
 extern const NvType nv_type_cptr;                   /* dynamic type "foreign pointer" (3.4) */
 NvForeign* nv_foreign_wrap(void* addr, void (*destroy)(void*));   /* NULL -> NULL */
+NvForeign* nv_cstruct_new(int64_t size);   /* zero-filled C struct, collected with its wrapper */
 char* nv_str_cstr(const NvStr* s);                  /* NUL-terminated collected copy */
 NvStr* nv_str_from_cstr(const char* p);             /* copy; NULL -> "" */
 void* nv_any_to_c(const void* value, const NvType* held);          /* unwraps foreign refs */

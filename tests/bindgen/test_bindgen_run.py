@@ -1,5 +1,5 @@
 """Generated bindings run (issue 15): an asm label links to its symbol, constants are
-zero-argument functions, and out-parameters (`char**`, `void**`) are one-element buffers read
+foreign constants used as names, and out-parameters (`char**`, `void**`) are one-element buffers read
 back (docs/interop.md)."""
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ extern void free (void* __p);
 
 MAIN = """\
 main
-    print(int(cube_root(1000.0) + 0.5), " ", ANSWER(), " ", NAME(), " ", HIGH())
+    print(int(cube_root(1000.0) + 0.5), " ", ANSWER, " ", NAME, " ", HIGH)
     char[][] endp = buffer<char[]>(1)
     print(strtol("123abc", endp, 10), " ", endp[0][0])
     u8[][] slot = buffer<u8[]>(1)

@@ -228,7 +228,7 @@ def test_native_included_header_deleted_is_a_compile_error_not_a_ninja_error(geo
     assert geo.run_exe("geo") == "2 1.5\n"
 
 
-ZMAIN = ("import include as z\nmain\n    print(z.zError(z.Z_STREAM_ERROR()), \" \", z.Z_OK())\n"
+ZMAIN = ("import include as z\nmain\n    print(z.zError(z.Z_STREAM_ERROR), \" \", z.Z_OK)\n"
          "    print(z.with_x())\n")
 WITH_X_H = ('#include <stdint.h>\n#ifdef __cplusplus\nextern "C" {\n#endif\n'
             "#ifdef WITH_X\nint64_t with_x(void);\n#endif\n"

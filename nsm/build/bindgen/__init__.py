@@ -3,7 +3,7 @@
 Stages: `preprocess` (the C preprocessor, line markers and `#define`s kept) -> `chunks`
 (one top-level declaration each) -> `collect.parse` (cxxheaderparser, per chunk; `files`
 says which files bind) -> `emit` (11.3 type mapping, one `proto` line per bound function,
-constants, one problem line per skipped declaration). `cached_generate` keeps results in
+struct layouts measured by `structs`, constants, one problem line per skipped declaration). `cached_generate` keeps results in
 $NEVE_HOME/cache/bindgen/ (see `cache`).
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ from ...errors import NsmError
 
 # Bump when the output for an unchanged header changes (cache entries of older versions
 # are then never read).
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 
 @dataclass
@@ -47,8 +47,15 @@ def generate(header, *, include_dirs=(), defines=(), cflags=()) -> Bindings:
     roles = Roles(split.main or str(path), split.system, split.includer)
     language = preprocess.language_of(path, tuple(cflags))
     parsed = collect.parse(split.chunks, language, roles.bound, roles.layouts, header_as_given)
+    flags = [preprocess.preprocessor(), *[f"-I{d}" for d in include_dirs],
+             *[f"-D{d}" for d in defines], *cflags]
+
+    def structs(scope, problems):
+        from .structs import struct_blocks
+        return struct_blocks(scope, path, language, flags, problems)
+
     text, problems = emit.emit(parsed, header_as_given, split.defines, roles.bound,
-                               roles.system)
+                               roles.system, structs)
     files = [f for f in split.files if f == roles.main or not roles.system(f)]
     return Bindings(text, problems, files)
 

@@ -113,6 +113,11 @@ class _Collector(CxxVisitor):
         if rec is not None and decl.bases:
             rec.cxx = True
 
+    def on_class_field(self, state, f: cx.Field) -> None:
+        rec = self.out.scope.record(state.class_decl.typename)
+        if rec is not None and self.layouts and not f.static:
+            rec.fields.append((f.name, f.type, f.bits))
+
     def on_class_method(self, state, method) -> None:
         rec = self.out.scope.record(state.class_decl.typename)
         if rec is not None:

@@ -1,7 +1,7 @@
 """Integer and string constants of a header: object-like `#define`s and enumerators.
 
-Neve has no module-level constants (LANGUAGE.md 7.3), so each becomes a zero-argument
-function in the bindings (`def i32 Z_OK()` returning 0, used as `zlib.Z_OK()`). A value is
+Each becomes a foreign constant in the bindings (`proto i32 Z_OK = 0`, used as `zlib.Z_OK`;
+docs/interop.md). A value is
 evaluated only when it is an integer or string literal or an integer expression over
 literals and other such constants (`(SQLITE_IOERR | (1<<8))`); anything else (types,
 attributes, casts, calls) is not a constant and is left out.

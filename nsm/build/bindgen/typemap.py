@@ -7,7 +7,7 @@ classes, unmapped types).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cxxheaderparser import types as cx
 
@@ -64,6 +64,7 @@ class Record:
     kind: str
     complete: bool = False
     cxx: bool = False
+    fields: list = field(default_factory=list)    # (name, DecoratedType, bits) of its body
 
 
 def is_neve_name(name: str | None) -> bool:
@@ -91,6 +92,8 @@ class Scope:
         self.enums: dict[str, str | None] = {}    # tag or typedef name -> None (maps to
                                                   # i32) or why it does not map
         self.enumerators: dict[str, int] = {}     # every evaluated enumerator
+        self.structs: dict[str, str] = {}         # Neve name -> tag of each complete struct a
+                                                  # bound type points to (their layouts bind)
 
     # ---- declarations
 
@@ -224,9 +227,6 @@ class Scope:
         if rec is not None:
             if rec.cxx:
                 raise Unbindable(f"C++ class '{spelled}'")
-            if rec.complete:
-                raise Unbindable(f"pointer to {rec.kind} '{spelled}' whose definition is "
-                                 "visible (only opaque or incomplete structs bind, 11.3)")
             # One Neve name per struct, whichever typedef or tag spells it: the first
             # `typedef struct S N` (N without a leading underscore preferred), else the tag.
             tag = _tag(target.typename) or spelled
@@ -234,7 +234,10 @@ class Scope:
             if not is_neve_name(name):
                 why = "is reserved in Neve (2.3)" if name.isidentifier() else \
                     "is not a Neve identifier"
-                raise Unbindable(f"opaque type name '{name}' {why}")
+                raise Unbindable(f"{'struct' if rec.complete else 'opaque'} type name "
+                                 f"'{name}' {why}")
+            if rec.complete:                  # its layout binds too (bindgen.structs)
+                self.structs.setdefault(name, tag)
             return name
         return self._scalar(target, spelled) + "[]"
 

@@ -1,4 +1,5 @@
-/* Pointers to opaque or incomplete structs are foreign types (11.3); complete ones are not. */
+/* Pointers to opaque or incomplete structs are foreign types (11.3); complete ones too, with
+   their layout (`proto struct`); integers cast to pointer types are `any` constants. */
 struct node;
 typedef struct ctx_s ctx_t;
 typedef struct ctx_s* ctx_h;
@@ -16,3 +17,11 @@ int pair_sum(const struct pair* p);
 struct ctx_s* ctx_parent(struct ctx_s* c);
 #include <stdio.h>
 int ctx_dump(ctx_t* c, FILE* to);
+typedef void (*release_fn)(void*);
+#define RELEASE_COPY ((release_fn)-1)
+#define RELEASE_NONE ((release_fn)0)
+#define NO_CTX ((ctx_t *) 0)
+#define NOT_A_POINTER ((long)-1)
+struct tree { struct tree* left; struct tree* right; const char* label; unsigned short depth;
+              int flags : 3; char code[4]; point at; };
+int tree_size(struct tree* t);

@@ -84,10 +84,24 @@ def test_named_declarations(name: str, generated):
             assert problems.get(decl) == want, decl
         elif kind == "const":
             typ, _, value = want.partition(" ")
-            i = lines.index(f"def {typ} {decl}()") if f"def {typ} {decl}()" in lines else -1
-            assert i >= 0 and lines[i + 1] == f"    return {value}", decl
+            assert f"proto {typ} {decl} = {value}" in lines, decl
+        elif kind == "struct":               # its header line, or one line of its block
+            assert want in struct_block(lines, decl), f"{decl}: {want}"
         else:
             raise AssertionError(f"{name}.golden: unknown kind {kind!r}")
+
+
+def struct_block(lines: list[str], name: str) -> list[str]:
+    """The `proto struct NAME(SIZE)` line and its field lines (stripped)."""
+    out = []
+    for i, line in enumerate(lines):
+        if line.startswith(f"proto struct {name}("):
+            out.append(line)
+            for field in lines[i + 1:]:
+                if not field.startswith("    "):
+                    break
+                out.append(field.strip())
+    return out
 
 
 def test_every_generated_file_type_checks(generated, tmp_path):
