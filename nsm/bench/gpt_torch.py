@@ -78,7 +78,7 @@ def build_model(cfg: dict):
             for block in self.transformer.h:
                 x = block(x)
             logits = self.lm_head(self.transformer.ln_f(x))
-            return F.cross_entropy(logits.view(-1, logits.shape[-1]), targets.view(-1))
+            return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
 
     return GPT()
 

@@ -21,8 +21,8 @@ syn keyword neveBuiltin abs arange_float arange_int argv assert bf16_to_float bu
 syn keyword neveBuiltin dir_exists end_timer eprint erf exit exp file_exists float_to_bf16 floor flush getenv glob
 syn keyword neveBuiltin gpu_available gpu_sync isa isinf isnan len list_dir log log2 make_dir max min
 syn keyword neveBuiltin ones pow print printl randint randn randu read_bytes read_file read_lines remove_dir remove_file
-syn keyword neveBuiltin rename round seed sin size_of sleep sorted sqrt start_timer tanh temp_dir time
-syn keyword neveBuiltin to_array to_buffer to_char to_device to_f64 to_float to_int write_file zeros
+syn keyword neveBuiltin rename round seed sin size_of sleep sorted sqrt start_timer tanh temp_dir thread_slot_get
+syn keyword neveBuiltin thread_slot_set time to_array to_buffer to_char to_device to_f64 to_float to_int write_file zeros
 syn match neveComment "#.*$" contains=@Spell
 syn match neveEscape contained "\\\([ntr0\\"']\|x\x\x\|u{\x\{1,6}}\)"
 syn region neveString start=+"+ skip=+\\\\\|\\"+ end=+"\|$+ contains=neveEscape
