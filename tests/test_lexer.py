@@ -282,6 +282,7 @@ def test_nesting_limit():
     ("0x7FFF_FFFF_FFFF_FFFF", 2**63 - 1), ("0x8000_0000_0000_0000", -(2**63)),
     ("0xFFFF_FFFF_FFFF_FFFF", -1), ("0xFFFF_FFFF_FFFF_FFFE", -2), ("0x0000_0000_0000_0000_0001", 1),
     ("0b" + "1" * 64, -1), ("0b1" + "0" * 63, -(2**63)),
+    ("9223372036854775809", 2**63 + 1), ("18446744073709551615", 2**64 - 1),   # u64 (the checker decides)
 ])
 def test_int_literals(text, value):
     t = single(text)
