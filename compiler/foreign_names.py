@@ -8,7 +8,7 @@ from .diagnostics import Span
 
 # Type names with a meaning of their own: a proto that mentions one does not declare it.
 _BUILTIN_TYPE_NAMES = frozenset(
-    "int i8 i16 i32 i64 u8 float f64 bf16 half bool char str any void nil "
+    "int i8 i16 i32 i64 u8 u16 u32 u64 float f64 bf16 half bool char str any void nil "
     "array map tuple channel Function File".split())
 
 INIT_PREFIX = "initialize__"

@@ -20,7 +20,8 @@ _OPS = frozenset(OPERATORS)
 _OP_FIRST = frozenset(o[0] for o in OPERATORS)
 _BRACKETS = frozenset("()[]{}")
 _SIMPLE_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, '"': 34, "'": 39}
-_INT_MAX_MAGNITUDE = 1 << 63   # decimal literals may reach 2^63 (only valid after unary '-': the checker decides)
+# decimal literals may reach 2^64 - 1 (u64, 3.1); above 2^63 - 1 the checker decides by the expected type
+_INT_MAX_MAGNITUDE = (1 << 64) - 1
 
 _NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A number is scanned greedily as "digit, word characters, optional '.digit word characters'" and then
@@ -282,8 +283,8 @@ class _Lexer:
         if _DEC_RE.fullmatch(text):
             digits = text.replace("_", "").lstrip("0") or "0"
             # Compare lengths first: int() of a huge digit string is slow and capped by Python.
-            if len(digits) > 19 or int(digits) > _INT_MAX_MAGNITUDE:
-                self.error(pos, "integer literal too large", "the largest int is 9223372036854775807")
+            if len(digits) > 20 or int(digits) > _INT_MAX_MAGNITUDE:
+                self.error(pos, "integer literal too large", "the largest u64 is 18446744073709551615")
                 value = 0
             else:
                 value = int(digits)

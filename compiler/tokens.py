@@ -57,10 +57,11 @@ KEYWORDS = frozenset(
     scan self spawn super true var void while xor""".split()
 )
 TYPE_KEYWORDS = frozenset(
-    "int i8 i16 i32 i64 u8 float f64 bf16 half bool char str any array map tuple channel Function".split()
+    "int i8 i16 i32 i64 u8 u16 u32 u64 float f64 bf16 half bool char str any array map tuple channel "
+    "Function".split()
 )
 # Scalar type names usable as member names after '.' and as method names (2.3).
-SCALAR_TYPE_NAMES = frozenset("int i8 i16 i32 i64 u8 float f64 bf16 half bool char str any".split())
+SCALAR_TYPE_NAMES = frozenset("int i8 i16 i32 i64 u8 u16 u32 u64 float f64 bf16 half bool char str any".split())
 PREDECLARED = frozenset(("tid", "tN", "tHW"))
 KERNEL_PREDECLARED = frozenset("tx ty tz bx by bz bdx bdy bdz gdx gdy gdz warp lane".split())
 

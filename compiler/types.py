@@ -18,7 +18,7 @@ class Type:
 
 @dataclass(frozen=True)
 class Prim(Type):
-    """Scalar and built-in named types: int i8 i16 i32 u8 float f64 bf16 half bool char str
+    """Scalar and built-in named types: int i8 i16 i32 u8 u16 u32 u64 float f64 bf16 half bool char str
     any void nil (the type of the literal `nil`)."""
     name: str
 
@@ -146,24 +146,28 @@ class ForeignT(ClassT):
     wrapper of the C address; compares, hashes and prints by that address."""
 
 
-INT_NAMES = ("int", "i8", "i16", "i32", "u8")
+UNSIGNED_NAMES = ("u8", "u16", "u32", "u64")
+INT_NAMES = ("int", "i8", "i16", "i32") + UNSIGNED_NAMES
 FLOAT_NAMES = ("float", "f64", "bf16", "half")
 NUMERIC_NAMES = INT_NAMES + FLOAT_NAMES
 
 INT = Prim("int")
 I8, I16, I32, U8 = Prim("i8"), Prim("i16"), Prim("i32"), Prim("u8")
+U16, U32, U64 = Prim("u16"), Prim("u32"), Prim("u64")
 FLOAT, F64, BF16, HALF = Prim("float"), Prim("f64"), Prim("bf16"), Prim("half")
 BOOL, CHAR, STR, ANY = Prim("bool"), Prim("char"), Prim("str"), Prim("any")
 VOID, NIL = Prim("void"), Prim("nil")
 ERR = Prim("<error>")   # the type of something already reported as wrong; silences cascades
 
-PRIMS = {t.name: t for t in (INT, I8, I16, I32, U8, FLOAT, F64, BF16, HALF, BOOL, CHAR, STR, ANY, VOID)}
+PRIMS = {t.name: t for t in (INT, I8, I16, I32, U8, U16, U32, U64, FLOAT, F64, BF16, HALF, BOOL, CHAR, STR, ANY, VOID)}
 PRIMS["i64"] = INT
 
-INT_BITS = {"int": 64, "i32": 32, "i16": 16, "i8": 8, "u8": 8, "char": 8}
+INT_BITS = {"int": 64, "i32": 32, "i16": 16, "i8": 8, "u8": 8, "char": 8, "u16": 16, "u32": 32,
+            "u64": 64}
 INT_RANGE = {
     "int": (-(2**63), 2**63 - 1), "i32": (-(2**31), 2**31 - 1), "i16": (-(2**15), 2**15 - 1),
-    "i8": (-128, 127), "u8": (0, 255), "char": (0, 255),
+    "i8": (-128, 127), "u8": (0, 255), "char": (0, 255), "u16": (0, 2**16 - 1),
+    "u32": (0, 2**32 - 1), "u64": (0, 2**64 - 1),
 }
 
 
@@ -187,6 +191,29 @@ def is_signed(t: Type) -> bool:
     return isinstance(t, Prim) and t.name in ("int", "i8", "i16", "i32")
 
 
+def is_unsigned(t: Type) -> bool:
+    """u8 u16 u32 u64 and char: zero-extended, compared and divided as unsigned (4.2)."""
+    return isinstance(t, Prim) and (t.name in UNSIGNED_NAMES or t.name == "char")
+
+
+# u16, u32 and u64 do not mix with signed operands (4.2); u8 keeps its promotion to int
+WIDE_UNSIGNED = ("u16", "u32", "u64")
+_UNSIGNED_ORDER = {"u8": 0, "u16": 1, "u32": 2, "u64": 3}
+
+
+def mixes_signedness(a: Type, b: Type) -> bool:
+    """Operands of 4.2 that need an explicit conversion: a u16/u32/u64 with a signed integer or
+    a char (Rust's and Go's rule), where the common type would silently pick a meaning."""
+    an, bn = getattr(a, "name", None), getattr(b, "name", None)
+    if an == bn or not (is_int(a) or a == CHAR) or not (is_int(b) or b == CHAR):
+        return False
+    if an in WIDE_UNSIGNED:
+        return bn not in _UNSIGNED_ORDER
+    if bn in WIDE_UNSIGNED:
+        return an not in _UNSIGNED_ORDER
+    return False
+
+
 def widens_to(src: Type, dst: Type) -> bool:
     """Implicit widening of 3.3 (not counting literal adaptation or nil/any)."""
     if src == dst:
@@ -198,6 +225,10 @@ def widens_to(src: Type, dst: Type) -> bool:
     if s in order and d in order:
         return order[s] <= order[d]
     if s in ("u8", "char") and d in ("i16", "i32", "int"):
+        return True
+    if s in _UNSIGNED_ORDER and d in _UNSIGNED_ORDER:
+        return _UNSIGNED_ORDER[s] <= _UNSIGNED_ORDER[d]
+    if (s, d) in (("u16", "i32"), ("u16", "int"), ("u32", "int")):
         return True
     if s in INT_NAMES and d in ("float", "f64"):
         return True
@@ -221,6 +252,8 @@ def common_numeric(a: Type, b: Type) -> Type:
         bn = "int"
     if an == bn:
         return PRIMS[an]
+    if an in _UNSIGNED_ORDER and bn in _UNSIGNED_ORDER:
+        return PRIMS[max(an, bn, key=_UNSIGNED_ORDER.get)]     # u8 + u32 is u32
     return INT
 
 

@@ -40,8 +40,10 @@ def is_helper_module(path: Path) -> bool:
 
 
 def discover(root: Path = PROGRAMS_DIR) -> list[Path]:
-    """Every golden program under `root`, sorted, helper modules left out."""
-    return sorted(p for p in root.rglob("*.nv") if not is_helper_module(p))
+    """Every golden program under `root`, sorted, helper modules left out, and so are the
+    generated files in a package's `build/` folder (its native bindings, 11.2)."""
+    return sorted(p for p in root.rglob("*.nv")
+                  if "build" not in p.relative_to(root).parts[:-1] and not is_helper_module(p))
 
 
 # ---------------------------------------------------------------------------------- running

@@ -282,13 +282,14 @@ def test_nesting_limit():
     ("0x7FFF_FFFF_FFFF_FFFF", 2**63 - 1), ("0x8000_0000_0000_0000", -(2**63)),
     ("0xFFFF_FFFF_FFFF_FFFF", -1), ("0xFFFF_FFFF_FFFF_FFFE", -2), ("0x0000_0000_0000_0000_0001", 1),
     ("0b" + "1" * 64, -1), ("0b1" + "0" * 63, -(2**63)),
+    ("9223372036854775809", 2**63 + 1), ("18446744073709551615", 2**64 - 1),   # u64 (the checker decides)
 ])
 def test_int_literals(text, value):
     t = single(text)
     assert (t.kind, t.text, t.value) == (T.INT, text, value)
 
 
-@pytest.mark.parametrize("text", ["9223372036854775809", "99999999999999999999999", "1" * 5000,
+@pytest.mark.parametrize("text", ["18446744073709551616", "99999999999999999999999", "1" * 5000,
                                   "0x1_0000_0000_0000_0000", "0b1" + "0" * 64])
 def test_int_too_large(text):
     d = one_error(f"x = {text}\n")

@@ -16,9 +16,9 @@ from .literals import is_lit_expr
 from .sorting import check_sort
 from .strbuilder import builder_method
 from .suggest import similar
-from .hints import unknown_function_hint
+from .hints import mix_hint, unknown_function_hint
 from ..types import (ArrayT, ChannelT, ClassT, FixedT, MapT, TupleT, ERR, INT, FLOAT, F64, BOOL, CHAR, STR, VOID, ANY,
-                    is_int, is_numeric, common_numeric)
+                    is_int, is_numeric, common_numeric, mixes_signedness)
 
 
 def builtin_value(ck, e: A.Name, expected):
@@ -236,6 +236,8 @@ def call_builtin(ck, e: A.Call, name: str, expected) -> T.Expr:
     if name in ("min", "max"):
         a, b = plain_args(ck, e, name, 2, 2)
         x, y = typed_pair(ck, a, b, name)
+        if mixes_signedness(x.type, y.type):
+            ck.fail(sp, f"{name} of {x.type} and {y.type}: no common type", mix_hint(x.type, y.type))
         ct = common_numeric(x.type, y.type)
         return T.Builtin(ct, sp, name, [ck.cast(x, ct), ck.cast(y, ct)])
     if name == "abs":

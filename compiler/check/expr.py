@@ -8,14 +8,14 @@ from .literals import (LiteralChecker, is_lit_expr, round_f32)
 from .fstrings import FStringChecker
 from .call import builtin_value, check_call
 from .suggest import similar
-from .hints import unknown_name_hint
+from .hints import mix_hint, unknown_name_hint
 
 from .. import ast as A
 from .. import tir as T
 from ..diagnostics import Diagnostics, Span
 from ..types import (ArrayT, BufferT, ChannelT, ClassT, FixedT, FuncT, MapT, Prim, TupleT, Type, INT, ERR,
                     FLOAT, F64, BOOL, CHAR, STR, VOID, NIL, ANY, PRIMS, is_int, is_float,
-                    is_numeric, widens_to, common_numeric)
+                    is_numeric, widens_to, common_numeric, mixes_signedness)
 
 ARITH = ("+", "-", "*", "/", "//", "%", "/|")
 COMPARE = ("==", "!=", "<", "<=", ">", ">=")
@@ -237,7 +237,7 @@ class ExprChecker(LiteralChecker, FStringChecker):
     def ex_IntLit(self, e: A.IntLit, expected):
         if e.value > 2**63 - 1:
             self.fail(e.span, "integer literal too large",
-                      "2^63 is only allowed right after unary minus")
+                      "2^63 is only allowed right after unary minus; larger values only as a u64")
         return T.Const(INT, e.span, e.value)
 
     def ex_FloatLit(self, e: A.FloatLit, expected):
@@ -382,6 +382,10 @@ class ExprChecker(LiteralChecker, FStringChecker):
                 parts = (l.parts if isinstance(l, T.StrCat) else [l]) + [r]
                 return T.StrCat(STR, span, parts)
             self.fail(span, f"operator '+' is not defined for {lt} and {rt}")
+        if mixes_signedness(lt, rt) and op not in ("<<", ">>"):
+            if op in COMPARE:
+                self.fail(span, f"cannot compare {lt} and {rt}", mix_hint(lt, rt))
+            self.fail(span, f"operator '{op}' is not defined for {lt} and {rt}", mix_hint(lt, rt))
         if op in ARITH:
             if not (num(lt) and num(rt)):
                 self.fail(span, f"operator '{op}' is not defined for {lt} and {rt}")
@@ -534,6 +538,9 @@ class ExprChecker(LiteralChecker, FStringChecker):
         t = xs[0].type
         for x in xs[1:]:
             if x.type != t:
+                if mixes_signedness(t, x.type):
+                    self.fail(x.span, f"{what} must have one type: {t} and {x.type}",
+                              mix_hint(t, x.type))
                 if is_numeric(t) and is_numeric(x.type):
                     t = common_numeric(t, x.type)
                 elif x.type == NIL and t.is_ref:

@@ -24,3 +24,11 @@ def unknown_function_hint(name: str, cands: list[str]) -> str | None:
         return "count with for i = 0, i < n or the range loop [0..n] i"
     s = similar(name, cands)
     return f"did you mean '{s}'?" if s else None
+
+
+def mix_hint(a, b) -> str:
+    """The hint for unsigned and signed operands (4.2), naming both conversions."""
+    u, other = (a, b) if a.name in ("u16", "u32", "u64") else (b, a)
+    if other.name == "char":
+        return f"a char operand is an int here (4.2): convert one side, {u}(...) or int(...)"
+    return f"unsigned and signed integers do not mix: convert one side, {u}(...) or {other}(...)"

@@ -47,8 +47,8 @@ KERNEL_OK = {"k.index", "k.warp", "k.lane", "k.sync", "k.shfl", "k.shared", "ato
              "min", "max", "abs", "pow", "sqrt", "exp", "log", "tanh", "erf", "floor", "ceil",
              "isnan", "isinf", "offby_fixed", "offby_buffer"}
 ATOMIC_TYPES = ("int", "i32", "float", "f64")
-ELEM_SIZES = {"int": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "char": 1, "bool": 1,
-              "float": 4, "f64": 8, "bf16": 2, "half": 2}
+ELEM_SIZES = {"int": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "u16": 2, "u32": 4, "u64": 8,
+              "char": 1, "bool": 1, "float": 4, "f64": 8, "bf16": 2, "half": 2}
 
 
 def is_kernel_param_type(t: Type) -> bool:

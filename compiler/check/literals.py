@@ -8,7 +8,7 @@ import struct
 from .. import ast as A
 from .. import tir as T
 from ..floats import round_decimal
-from ..types import Type, INT, F64, CHAR, INT_RANGE, is_float, is_int, is_numeric
+from ..types import Type, INT, F64, CHAR, INT_RANGE, UNSIGNED_NAMES, is_float, is_int, is_numeric
 
 ARITH = ("+", "-", "*", "/", "//", "%", "/|")
 
@@ -97,6 +97,8 @@ class LiteralChecker:
         while isinstance(e, A.Paren):
             e = e.expr
         if isinstance(e, A.IntLit):
+            if e.value < 0 and ty.name in UNSIGNED_NAMES:
+                return e.value + 2**64      # a 64-bit hex/binary literal, read unsigned (2.4)
             return float(e.value) if is_float(ty) else e.value
         if isinstance(e, A.FloatLit):
             if not is_float(ty):

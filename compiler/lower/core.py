@@ -24,7 +24,8 @@ from .state import FuncState
 
 MAX_DEPTH = 10_000_000        # NV_MAX_DEPTH in neve_rt.h
 
-PRIM_LL = {"int": R.I64, "i8": R.I8, "i16": R.I16, "i32": R.I32, "u8": R.I8, "float": R.F32,
+PRIM_LL = {"int": R.I64, "i8": R.I8, "i16": R.I16, "i32": R.I32, "u8": R.I8, "u16": R.I16,
+           "u32": R.I32, "u64": R.I64, "float": R.F32,
            "f64": R.F64, "bf16": R.I16, "half": R.HALF, "bool": R.I1, "char": R.I8,
            "str": R.PTR, "any": R.ANY, "nil": R.PTR, "void": R.VOID}
 

@@ -5,10 +5,8 @@ from llvmlite import ir
 
 from .. import tir as T
 from ..types import (ANY, ArrayT, BufferT, FixedT, ForeignT, MapT, Prim, TupleT, Type, FLOAT, F64, BOOL, CHAR, STR, NIL, BF16,
-                     HALF, is_int, is_float, is_signed, INT_BITS)
+                     HALF, is_int, is_float, is_signed, is_unsigned, INT_BITS)
 from . import runtime_abi as R
-
-UNSIGNED = ("u8", "char")
 
 
 def flatten_strcat(e: T.StrCat) -> list:
@@ -144,7 +142,7 @@ class ExprLowering:
                 diff = b.xor(b.fcmp_ordered("<", m, zero), b.fcmp_ordered("<", r, zero))
                 return b.select(b.and_(nz, diff), b.fadd(m, r), m)
             raise AssertionError(op)
-        unsigned = t.name in UNSIGNED
+        unsigned = is_unsigned(t)
         if op == "add":
             return b.add(l, r)
         if op == "sub":
@@ -240,7 +238,7 @@ class ExprLowering:
             l, r = self.foreign_addr(l), self.foreign_addr(r)
         if isinstance(l.type, ir.PointerType):
             return b.icmp_unsigned(op, b.ptrtoint(l, R.I64), b.ptrtoint(r, R.I64))
-        if t == BOOL or (isinstance(t, Prim) and t.name in UNSIGNED):
+        if t == BOOL or is_unsigned(t):
             return b.icmp_unsigned(op, l, r)
         return b.icmp_signed(op, l, r)
 
@@ -346,8 +344,10 @@ class ExprLowering:
             n = t.name
             if n in ("int", "i8", "i16", "i32"):
                 self.rt("nv_fmt_i64", buf, b.sext(v, R.I64) if n != "int" else v)
-            elif n == "u8":
+            elif n in ("u8", "u16", "u32"):
                 self.rt("nv_fmt_i64", buf, b.zext(v, R.I64))
+            elif n == "u64":
+                self.rt("nv_fmt_u64", buf, v)
             elif n == "float":
                 self.rt("nv_fmt_f32", buf, v)
             elif n == "f64":

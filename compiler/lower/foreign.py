@@ -13,6 +13,7 @@ from . import runtime_abi as R
 # zero-extended; bf16 travels as the bits of a half (x86-64 passes both in an SSE register).
 C_SCALARS = {"int": (R.I64, None), "i32": (R.I32, None), "i16": (R.I16, "signext"),
              "i8": (R.I8, "signext"), "u8": (R.I8, "zeroext"), "char": (R.I8, "zeroext"),
+             "u16": (R.I16, "zeroext"), "u32": (R.I32, None), "u64": (R.I64, None),
              "bool": (R.I8, "zeroext"), "float": (R.F32, None), "f64": (R.F64, None),
              "half": (R.HALF, None), "bf16": (R.HALF, None)}
 

@@ -5,7 +5,7 @@ from llvmlite import ir
 
 from .. import tir as T
 from ..builtins import KERNEL_MATH
-from ..types import ArrayT, Prim, INT, F64, is_int, is_float, is_signed
+from ..types import ArrayT, Prim, INT, F64, is_int, is_float, is_signed, is_unsigned
 from . import runtime_abi as R
 from .exprs import ll_float_name
 
@@ -91,7 +91,7 @@ class IntrinsicLowering:
         i32 = lambda x: ir.Constant(R.I32, x)
         al = i32(ord(align) if align else 0)
         if kind in ("d", "x"):
-            unsigned = t.name in ("u8", "char")
+            unsigned = is_unsigned(t)
             v64 = self.convert(v, t, INT) if t.name != "char" else self.b.zext(v, R.I64)
             self.rt("nv_fmt_int_spec", buf, v64, i32(int(unsigned)), al, i32(int(zero)),
                     i32(width), i32(ord(kind)))

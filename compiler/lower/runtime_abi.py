@@ -29,7 +29,7 @@ BUF_SIZE = 256
 KIND = {"int": 1, "i8": 2, "i16": 3, "i32": 4, "u8": 5, "float": 6, "f64": 7, "bf16": 8,
         "half": 9, "bool": 10, "char": 11, "str": 12, "array": 13, "tuple": 14, "fixed": 15,
         "map": 16, "class": 17, "channel": 18, "function": 19, "buffer": 20, "any": 21,
-        "foreign": 22, "foreign_ref": 23}
+        "foreign": 22, "foreign_ref": 23, "u16": 24, "u32": 25, "u64": 26}
 
 NORETURN = {"nv_panic", "nv_panic_str", "nv_panic_index", "nv_panic_divzero",
             "nv_panic_nil_call", "nv_assert_fail", "nv_exit", "nv_panic_depth",
@@ -53,6 +53,7 @@ SIGNATURES: dict[str, tuple] = {
     "nv_alloc_atomic": (PTR, [I64]),
     "nv_buf_init": (VOID, [PTR]),
     "nv_fmt_i64": (VOID, [PTR, I64]),
+    "nv_fmt_u64": (VOID, [PTR, I64]),
     "nv_fmt_f32": (VOID, [PTR, F32]),
     "nv_fmt_f64": (VOID, [PTR, F64]),
     "nv_fmt_bool": (VOID, [PTR, I32]),

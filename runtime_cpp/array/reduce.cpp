@@ -79,6 +79,9 @@ void dispatch(const NvArray* a, int32_t op, void* out, char* out_arr) {
         case NV_I16: fold<IntK<int16_t>>(a, op, out, out_arr); break;
         case NV_I32: fold<IntK<int32_t>>(a, op, out, out_arr); break;
         case NV_U8: fold<IntK<uint8_t>>(a, op, out, out_arr); break;
+        case NV_U16: fold<IntK<uint16_t>>(a, op, out, out_arr); break;
+        case NV_U32: fold<IntK<uint32_t>>(a, op, out, out_arr); break;
+        case NV_U64: fold<IntK<uint64_t>>(a, op, out, out_arr); break;
         case NV_FLOAT: fold<FloatK<float>>(a, op, out, out_arr); break;
         case NV_F64: fold<FloatK<double>>(a, op, out, out_arr); break;
         case NV_BF16: fold<Storage16K<nv_bf16_to_f32, nv_f32_to_bf16>>(a, op, out, out_arr); break;

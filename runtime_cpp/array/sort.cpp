@@ -65,6 +65,9 @@ extern "C" void nv_array_sort(NvArray* a) {
         case NV_I8: sort_plain<int8_t>(a); break;
         case NV_I16: sort_plain<int16_t>(a); break;
         case NV_I32: sort_plain<int32_t>(a); break;
+        case NV_U16: sort_plain<uint16_t>(a); break;
+        case NV_U32: sort_plain<uint32_t>(a); break;
+        case NV_U64: sort_plain<uint64_t>(a); break;
         case NV_U8:
         case NV_CHAR:
         case NV_BOOL: sort_plain<uint8_t>(a); break;

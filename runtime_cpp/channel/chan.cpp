@@ -274,6 +274,9 @@ void add_items(NvChan* c, uint64_t h, uint64_t t, void* out) {
             case NV_I16: iacc += (uint64_t)load<int16_t>(d); break;
             case NV_I32: iacc += (uint64_t)load<int32_t>(d); break;
             case NV_U8: iacc += (uint64_t)load<uint8_t>(d); break;
+            case NV_U16: iacc += (uint64_t)load<uint16_t>(d); break;
+            case NV_U32: iacc += (uint64_t)load<uint32_t>(d); break;
+            case NV_U64: iacc += load<uint64_t>(d); break;
             case NV_FLOAT: facc = first ? load<float>(d) : facc + load<float>(d); break;
             case NV_F64: dacc = first ? load<double>(d) : dacc + load<double>(d); break;
             case NV_BF16: {
@@ -296,6 +299,9 @@ void add_items(NvChan* c, uint64_t h, uint64_t t, void* out) {
         case NV_I16: store<int16_t>(out, (int16_t)iacc); break;
         case NV_I32: store<int32_t>(out, (int32_t)iacc); break;
         case NV_U8: store<uint8_t>(out, (uint8_t)iacc); break;
+        case NV_U16: store<uint16_t>(out, (uint16_t)iacc); break;
+        case NV_U32: store<uint32_t>(out, (uint32_t)iacc); break;
+        case NV_U64: store<uint64_t>(out, iacc); break;
         case NV_FLOAT: store<float>(out, facc); break;
         case NV_F64: store<double>(out, dacc); break;
         case NV_BF16: store<uint16_t>(out, (uint16_t)nv_f32_to_bf16(facc)); break;
@@ -307,6 +313,7 @@ void add_items(NvChan* c, uint64_t h, uint64_t t, void* out) {
 bool numeric(int32_t kind) {
     switch (kind) {
         case NV_INT: case NV_I8: case NV_I16: case NV_I32: case NV_U8:
+        case NV_U16: case NV_U32: case NV_U64:
         case NV_FLOAT: case NV_F64: case NV_BF16: case NV_HALF:
             return true;
         default:

@@ -60,6 +60,12 @@ extern "C" void nv_fmt_i64(NvBuf* b, int64_t v) {
     rt_buf_append(b, t, (size_t)(end - t));
 }
 
+extern "C" void nv_fmt_u64(NvBuf* b, uint64_t v) {
+    char t[24];
+    char* end = std::to_chars(t, t + sizeof t, v).ptr;
+    rt_buf_append(b, t, (size_t)(end - t));
+}
+
 extern "C" void nv_fmt_bool(NvBuf* b, int32_t v) {
     if (v) rt_buf_append(b, "true", 4);
     else rt_buf_append(b, "false", 5);

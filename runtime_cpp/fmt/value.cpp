@@ -134,6 +134,9 @@ void fmt(NvBuf* b, const char* p, const NvType* t, bool nested) {
         case NV_I16: nv_fmt_i64(b, load<int16_t>(p)); break;
         case NV_I32: nv_fmt_i64(b, load<int32_t>(p)); break;
         case NV_U8: nv_fmt_i64(b, load<uint8_t>(p)); break;
+        case NV_U16: nv_fmt_i64(b, load<uint16_t>(p)); break;
+        case NV_U32: nv_fmt_i64(b, load<uint32_t>(p)); break;
+        case NV_U64: nv_fmt_u64(b, load<uint64_t>(p)); break;
         case NV_FLOAT: nv_fmt_f32(b, load<float>(p)); break;
         case NV_F64: nv_fmt_f64(b, load<double>(p)); break;
         case NV_BF16: nv_fmt_bf16(b, load<uint16_t>(p)); break;

@@ -38,7 +38,8 @@ enum NvKind {
     NV_BUFFER,    /* T[] (issue 7) */
     NV_ANY,
     NV_FOREIGN,   /* a raw handle (File; a void* from C: name "foreign pointer") */
-    NV_FOREIGN_REF /* opaque C type (11.2): NvForeign*, compared, hashed, printed by addr */
+    NV_FOREIGN_REF, /* opaque C type (11.2): NvForeign*, compared, hashed, printed by addr */
+    NV_U16, NV_U32, NV_U64  /* unsigned, zero-extended (issue 15); last, so older kinds keep their numbers */
 };
 
 typedef struct NvType {
@@ -54,7 +55,7 @@ typedef struct NvType {
 } NvType;
 
 extern const NvType nv_type_int, nv_type_i8, nv_type_i16, nv_type_i32, nv_type_u8,
-    nv_type_float, nv_type_f64, nv_type_bf16, nv_type_half, nv_type_bool, nv_type_char,
+    nv_type_u16, nv_type_u32, nv_type_u64, nv_type_float, nv_type_f64, nv_type_bf16, nv_type_half, nv_type_bool, nv_type_char,
     nv_type_str;
 
 /* ------------------------------------------------------------------ values */
@@ -147,7 +148,8 @@ typedef struct NvBuf {
 } NvBuf;
 
 void nv_buf_init(NvBuf* b);
-void nv_fmt_i64(NvBuf* b, int64_t v);          /* also i8..i32 (sign-extended), u8 (zext) */
+void nv_fmt_i64(NvBuf* b, int64_t v);          /* also i8..i32 (sign-extended), u8..u32 (zext) */
+void nv_fmt_u64(NvBuf* b, uint64_t v);
 void nv_fmt_f32(NvBuf* b, float v);            /* shortest round-trip text of the float (10.1) */
 void nv_fmt_f64(NvBuf* b, double v);
 void nv_fmt_bool(NvBuf* b, int32_t v);         /* true / false */

@@ -100,6 +100,9 @@ uint64_t rt_key_hash(const void* pv, const NvType* t) {
         case NV_I32: return hash_word((uint64_t)(int64_t)load<int32_t>(p));
         case NV_U8:
         case NV_CHAR: return hash_word(load<uint8_t>(p));
+        case NV_U16: return hash_word(load<uint16_t>(p));
+        case NV_U32: return hash_word(load<uint32_t>(p));
+        case NV_U64: return hash_word(load<uint64_t>(p));
         case NV_BOOL: return hash_word(load<uint8_t>(p) != 0);
         case NV_FLOAT: return hash_f64(load<float>(p));
         case NV_F64: return hash_f64(load<double>(p));

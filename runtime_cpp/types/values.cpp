@@ -49,6 +49,9 @@ int rt_value_cmp(const void* pa, const void* pb, const NvType* t) {
         case NV_I8: return cmp3(load<int8_t>(a), load<int8_t>(b));
         case NV_I16: return cmp3(load<int16_t>(a), load<int16_t>(b));
         case NV_I32: return cmp3(load<int32_t>(a), load<int32_t>(b));
+        case NV_U16: return cmp3(load<uint16_t>(a), load<uint16_t>(b));
+        case NV_U32: return cmp3(load<uint32_t>(a), load<uint32_t>(b));
+        case NV_U64: return cmp3(load<uint64_t>(a), load<uint64_t>(b));
         case NV_U8:
         case NV_BOOL:
         case NV_CHAR: return cmp3(load<uint8_t>(a), load<uint8_t>(b));
@@ -84,6 +87,9 @@ bool rt_value_eq(const void* pa, const void* pb, const NvType* t, bool arrays_by
         case NV_BOOL: return (load<uint8_t>(a) != 0) == (load<uint8_t>(b) != 0);
         case NV_I16: return load<int16_t>(a) == load<int16_t>(b);
         case NV_I32: return load<int32_t>(a) == load<int32_t>(b);
+        case NV_U16: return load<uint16_t>(a) == load<uint16_t>(b);
+        case NV_U32: return load<uint32_t>(a) == load<uint32_t>(b);
+        case NV_U64: return load<uint64_t>(a) == load<uint64_t>(b);
         // by value: NaN is unequal to everything, -0.0 == 0.0
         case NV_FLOAT: return load<float>(a) == load<float>(b);
         case NV_F64: return load<double>(a) == load<double>(b);

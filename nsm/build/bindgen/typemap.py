@@ -16,41 +16,28 @@ from cxxheaderparser import types as cx
 NEVE_RESERVED = frozenset("""
 and as async asyncs break class continue ctor def elif else false finish for from gpu if import
 in kernel launch layout lock main mapit new nil not offby or pass proto reduce return scan self
-spawn true var void while xor int i8 i16 i32 i64 u8 float f64 bf16 half bool char str any array
+spawn true var void while xor int i8 i16 i32 i64 u8 u16 u32 u64 float f64 bf16 half bool char str any array
 map tuple channel Function sys tid tN tHW type
 """.split())
 
-# Standard typedef names mapped by name before any typedef is followed (11.3). None: an
-# unsigned type wider than 8 bits, which no Neve type of its size and signedness holds (3.1),
-# refused rather than mis-mapped (`uint32_t*` over 8-byte elements, results not
-# zero-extended: issue 15).
+# Standard typedef names mapped by name before any typedef is followed (11.3). Every C
+# integer type maps to the Neve type of its size and signedness (LP64), so `uint32_t*` reads
+# 4-byte elements and unsigned results are zero-extended (issue 15).
 STANDARD_NAMES = {
     "int64_t": "int", "ssize_t": "int", "ptrdiff_t": "int", "intptr_t": "int",
-    "uint64_t": None, "size_t": None, "uint32_t": None, "uintptr_t": None,
-    "int32_t": "i32", "int16_t": "i16", "uint16_t": None, "int8_t": "i8", "uint8_t": "u8",
+    "uint64_t": "u64", "size_t": "u64", "uint32_t": "u32", "uintptr_t": "u64",
+    "int32_t": "i32", "int16_t": "i16", "uint16_t": "u16", "int8_t": "i8", "uint8_t": "u8",
     "_Float16": "half", "__bf16": "bf16", "bool": "bool", "_Bool": "bool",
 }
 
-# Fundamental types by their normalised words (sorted, `int` dropped after a modifier);
-# None as above.
+# Fundamental types by their normalised words (sorted, `int` dropped after a modifier).
 FUNDAMENTAL = {
     "char": "char", "char signed": "i8", "char unsigned": "u8",
-    "short": "i16", "short unsigned": None,
-    "int": "i32", "unsigned": None,
-    "long": "int", "long long": "int", "long unsigned": None, "long long unsigned": None,
+    "short": "i16", "short unsigned": "u16",
+    "int": "i32", "unsigned": "u32",
+    "long": "int", "long long": "int", "long unsigned": "u64", "long long unsigned": "u64",
     "float": "float", "double": "f64", "bool": "bool", "void": "void",
 }
-
-# Bits of the refused unsigned types (LP64), for the reason.
-UNSIGNED_BITS = {
-    "uint64_t": 64, "size_t": 64, "uint32_t": 32, "uintptr_t": 64, "uint16_t": 16,
-    "short unsigned": 16, "unsigned": 32, "long unsigned": 64, "long long unsigned": 64,
-}
-
-
-def _unsigned(key: str, spelled: str) -> "Unbindable":
-    return Unbindable(f"unsigned {UNSIGNED_BITS[key]}-bit integer '{spelled}' has no Neve "
-                      "type of that size and signedness (3.1)")
 
 
 class Unbindable(Exception):
@@ -185,14 +172,10 @@ class Scope:
         if isinstance(seg, cx.FundamentalSpecifier):
             key = fundamental_key(seg.name)
             if key in FUNDAMENTAL:
-                if FUNDAMENTAL[key] is None:
-                    raise _unsigned(key, spelled or seg.name)
                 return FUNDAMENTAL[key]
             raise Unbindable(f"type '{seg.name}' has no Neve mapping (11.3)")
         name = getattr(seg, "name", None)
         if name in STANDARD_NAMES and self._std(t):
-            if STANDARD_NAMES[name] is None:
-                raise _unsigned(name, spelled or name)
             return STANDARD_NAMES[name]
         rec = self._record_of(t)
         if rec is not None:
@@ -249,7 +232,7 @@ class Scope:
         try:
             elem = self._pointer(inner.ptr_to, inner)
         except Unbindable as e:
-            if "has no Neve mapping" in str(e) or "unsigned" in str(e):
+            if "has no Neve mapping" in str(e):
                 raise
             elem = "any"
         if elem == "str":

@@ -12,3 +12,7 @@ double reals(float a, double b, _Float16 c, __bf16 d, bool e);
 unsigned int plain_unsigned(unsigned short a, unsigned long long b);
 long double extended(double x);
 void quad(__int128 x);
+const uint32_t* crc_table(const uint16_t* in, size_t n, uintptr_t p, uint64_t** slots);
+typedef unsigned long uLong;
+typedef unsigned int uInt;
+uLong checksum(uLong crc, const unsigned char* buf, uInt len);
