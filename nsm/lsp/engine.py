@@ -4,6 +4,7 @@ an edit re-parses only the changed module (and those whose parse depends on it) 
 only the bodies of the document being analysed."""
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,6 +120,7 @@ class Engine:
         self.cache: dict[Path, _Parsed] = {}
         self.db = OverlayDB(self.overlay)
         self.natives_tried: set[Path] = set()
+        self.on_native = None          # called (on another thread) when a native part is built
 
     def set_text(self, path: Path, text: str | None) -> None:
         key = str(resolved(path))
@@ -128,26 +130,31 @@ class Engine:
             self.overlay[key] = text
 
     def import_map(self, path: Path):
-        """The planner's import map for the program rooted at `path`, native parts built once
-        (their bindings are what the compiler reads); a package whose native part does not
-        build is checked without its bindings."""
+        """The planner's import map for the program rooted at `path`. A native part whose
+        bindings (what the compiler reads of it) are not built yet is built on a thread of its
+        own, and the program is checked without them meanwhile; `on_native` is called after."""
         from nsm.build.graph import Planner
         p = Planner(self.db, resolved(path))
         p.node(Path(path))
         for spec in [s for s in p.natives.values() if s is not None]:
-            if spec.root in self.natives_tried:
-                continue
-            self.natives_tried.add(spec.root)
-            try:
-                from nsm.build.native import ensure_native
-                ensure_native(spec.root, False, p.building)
-            except Exception:  # noqa: BLE001 - an editor goes on without the bindings
-                pass
+            if spec.root not in self.natives_tried:
+                self.natives_tried.add(spec.root)
+                threading.Thread(target=self._build_native, args=(spec, p.building),
+                                 daemon=True, name="neve-native").start()
         imap = p.import_map()
         for e in imap.modules.values():
             if e.bindings is not None and not Path(e.bindings).is_file():
                 e.bindings = None
         return imap
+
+    def _build_native(self, spec, building) -> None:
+        try:
+            from nsm.build.native import ensure_native
+            ensure_native(spec.root, False, building)
+        except Exception:  # noqa: BLE001 - an editor goes on without the bindings
+            return
+        if self.on_native is not None:
+            self.on_native()
 
     def analyse(self, path: Path, version: int = 0) -> Analysis:
         """Check the document at `path` (its editor text, else the file); never raises."""

@@ -415,8 +415,10 @@ def signature_help(ix: Index, good: Index | None, line: int, col: int) -> L.Sign
     if callee.kind is not T.NAME:
         return None
     tg = lookup([ix, good], callee)
-    f = tg.obj if tg is not None else None
-    if f is None or tg.kind not in ("function", "method", "class"):
+    f = tg.obj if tg is not None and tg.kind in ("function", "method", "class") else None
+    if f is None and opener >= 3 and before[opener - 2].is_op("."):
+        f = _module_function(ix, good, before[opener - 3].text, callee.text)
+    elif f is None:
         f = _function_by_name(ix, good, callee.text)
     if tg is not None and tg.kind == "class":
         f = _ctor_of(ix, good, tg)
@@ -428,6 +430,16 @@ def signature_help(ix: Index, good: Index | None, line: int, col: int) -> L.Sign
                                  parameters=[L.ParameterInformation(label=p) for p in labels])
     return L.SignatureHelp(signatures=[sig], active_signature=0,
                            active_parameter=min(commas, max(len(labels) - 1, 0)))
+
+
+def _module_function(ix: Index, good: Index | None, module: str, name: str):
+    for cand in (ix, good):
+        root = cand.a.root if cand is not None else None
+        if root is not None and root.imports.get(module) is not None:
+            ms = cand.scope_of(root.imports[module])
+            if ms is not None and name in ms.functions:
+                return ms.functions[name]
+    return None
 
 
 def _function_by_name(ix: Index, good: Index | None, name: str):

@@ -40,6 +40,14 @@ class NeveServer(LanguageServer):
         self.indexes: dict[str, Index] = {}
         self.good: dict[str, Index] = {}
         self.timers: dict[str, asyncio.TimerHandle] = {}
+        self.engine.on_native = self.native_built
+
+    def native_built(self) -> None:
+        """A package's bindings now exist: check every open document again (from the loop)."""
+        loop = getattr(self, "_neve_loop", None)
+        if loop is not None:
+            loop.call_soon_threadsafe(lambda: [self.schedule(u, 0, cascade=False)
+                                               for u in list(self.indexes)])
 
     # ---------------------------------------------------------------- checks
     def schedule(self, uri: str, delay: float = DEBOUNCE_S, cascade: bool = True) -> None:
@@ -54,7 +62,7 @@ class NeveServer(LanguageServer):
         doc = self.workspace.get_text_document(uri)
         path = path_of(uri)
         self.engine.set_text(path, doc.source)
-        loop = asyncio.get_running_loop()
+        loop = self._neve_loop = asyncio.get_running_loop()
         a: Analysis = await loop.run_in_executor(self.worker, self.engine.analyse, path,
                                                  doc.version or 0)
         ix = _safe(Index, a) or Index(Analysis(a.path, a.text, a.version, a.tokens))
@@ -263,5 +271,5 @@ def main() -> None:
     proto_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     os.environ.setdefault("NSM_QUIET", "1")
-    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    logging.basicConfig(stream=sys.stderr, level=logging.INFO if os.environ.get("NEVE_LSP_LOG") else logging.WARNING)
     server.start_io(sys.stdin.buffer, proto_out)
