@@ -35,6 +35,10 @@ class OverlayDB(FileDB):
             return hit[1]
         return super().fact(path, name)
 
+    def note_scan(self, path: str, text: str, specs: list[str]) -> None:
+        """The import paths of an open document, from tokens already lexed."""
+        self._scans[path] = (text, specs)
+
 
 @dataclass
 class _Parsed:
@@ -55,7 +59,7 @@ class CachingLoader(Loader):
         super().__init__(diags, imports)
         self.overlay = overlay
         self.cache = cache
-        self.reused = 0
+        self.reparsed: list[str] = []
 
     def load(self, file, shown=None, source=None, tokens=None):
         real = resolved(file)
@@ -77,12 +81,12 @@ class CachingLoader(Loader):
                 for d in hit.diags:
                     self.diags.items.append(d)
                 self.order.append(hit.module)
-                self.reused += 1
                 return hit.module
             del self.by_file[real]
         mark = len(self.diags.items)
         mod = super().load(file, shown, source, tokens)
         if mod is not None:
+            self.reparsed.append(mod.path)
             own = [d for d in self.diags.items[mark:] if d.span is not None and d.span.file == mod.path]
             self.cache[real] = _Parsed(mod, source, entry, own)
         return mod
@@ -103,6 +107,7 @@ class Analysis:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     seconds: float = 0.0
     parsed: bool = False           # the document lexed and parsed without an error
+    reparsed: list[str] = field(default_factory=list)   # modules parsed afresh (not reused)
 
     def real_of(self, shown: str) -> Path | None:
         m = self.modules.get(shown)
@@ -115,7 +120,9 @@ class Analysis:
 class Engine:
     """The open documents and what was parsed; `analyse` checks one document."""
 
-    def __init__(self) -> None:
+    def __init__(self, natives: bool = True) -> None:
+        """`natives`: build missing native parts (off: check without their bindings)."""
+        self.natives = natives
         self.overlay: dict[str, str] = {}
         self.cache: dict[Path, _Parsed] = {}
         self.db = OverlayDB(self.overlay)
@@ -137,7 +144,7 @@ class Engine:
         p = Planner(self.db, resolved(path))
         p.node(Path(path))
         for spec in [s for s in p.natives.values() if s is not None]:
-            if spec.root not in self.natives_tried:
+            if self.natives and spec.root not in self.natives_tried:
                 self.natives_tried.add(spec.root)
                 threading.Thread(target=self._build_native, args=(spec, p.building),
                                  daemon=True, name="neve-native").start()
@@ -175,12 +182,16 @@ class Engine:
             diags = res.diags
             shown = shown_path(real)
             out.tokens = tokens = tokenize(text, shown, diags)
+            if str(real) in self.overlay:
+                from compiler.prescan import import_paths
+                self.db.note_scan(str(real), text, ["/".join(ln.parts) for ln in import_paths(tokens)])
             imap = self.import_map(real)
             loader = CachingLoader(diags, imap, self.overlay, self.cache)
             try:
                 out.root = loader.load_root(shown, text, tokens)
             finally:
                 out.modules = {m.path: m for m in loader.order}
+                out.reparsed = loader.reparsed
                 out.sources = diags.sources
             out.parsed = out.root is not None and not any(
                 d.span is not None and d.span.file == shown for d in diags.items)

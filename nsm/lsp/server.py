@@ -21,6 +21,7 @@ from .index import Index
 from .positions import Lines, token_at
 
 DEBOUNCE_S = 0.15
+STRICT = bool(os.environ.get("NEVE_LSP_STRICT"))    # tests: report handler failures
 log = logging.getLogger("nsm.lsp")
 
 
@@ -35,7 +36,7 @@ def path_of(uri: str) -> Path:
 class NeveServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("nsm-lsp", "0.1.0", text_document_sync_kind=L.TextDocumentSyncKind.Incremental)
-        self.engine = Engine()
+        self.engine = Engine(natives=not os.environ.get("NEVE_LSP_NO_NATIVE"))
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="neve-check")
         self.indexes: dict[str, Index] = {}
         self.good: dict[str, Index] = {}
@@ -185,6 +186,8 @@ def guarded(default):
                 raise
             except Exception:  # noqa: BLE001 - never take the server down
                 log.exception("%s failed", fn.__name__)
+                if STRICT:             # tests: an answer that failed is an error response
+                    raise
                 return default
         run.__name__ = fn.__name__
         return run

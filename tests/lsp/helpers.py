@@ -3,6 +3,7 @@ client helper that waits for a document's diagnostics."""
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from pathlib import Path
 
@@ -10,6 +11,9 @@ from lsprotocol import types as L
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER = [sys.executable, "-m", "nsm.cli", "lsp"]
+# no native build in the background of these tests (CI time): Frost is checked without its
+# bindings, which only its bodies use
+SERVER_ENV = {**os.environ, "NEVE_LSP_NO_NATIVE": "1"}
 
 HELPER = """\
 # Adds two numbers.

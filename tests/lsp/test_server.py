@@ -8,10 +8,10 @@ import pytest_lsp
 from lsprotocol import types as L
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
-from .helpers import MAIN, REPO, SERVER, change_doc, open_doc, until, write_program
+from .helpers import MAIN, REPO, SERVER, SERVER_ENV, change_doc, open_doc, until, write_program
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER), scope="module")
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER, server_env=SERVER_ENV), scope="module")
 async def client(lsp_client: LanguageClient, tmp_path_factory):
     await lsp_client.initialize_session(L.InitializeParams(
         capabilities=client_capabilities("visual-studio-code")))
@@ -128,3 +128,14 @@ async def test_symbols_signature_references_rename(client: LanguageClient, progr
     assert sorted((e.range.start.line, e.range.start.character, e.new_text)
                   for e in edit.changes[uri2]) == \
         [(3, 8, "count"), (4, 21, "count"), (4, 24, "count")]
+
+
+async def test_importer_rechecked_after_a_dependency_edit(client: LanguageClient, tmp_path):
+    main, helper = write_program(tmp_path)
+    uri_main = open_doc(client, main, MAIN)
+    await until(client, uri_main, lambda d: len(d) == 0)
+    uri_helper = open_doc(client, helper, helper.read_text())
+    await until(client, uri_helper, lambda d: len(d) == 0)
+    change_doc(client, uri_helper, helper.read_text().replace("def int add(", "def int plus("), 2)
+    diags = await until(client, uri_main, lambda d: len(d) > 0)
+    assert [d.message for d in diags] == ["module 'helper' has no function 'add'"]
