@@ -195,7 +195,7 @@ class Engine:
                 out.sources = diags.sources
             out.parsed = out.root is not None and not any(
                 d.span is not None and d.span.file == shown for d in diags.items)
-            out.checker = _check(loader, out.root, diags, real)
+            out.checker = _check(loader, out.root, diags)
 
         try:
             res = run_guarded(work)
@@ -206,13 +206,12 @@ class Engine:
         return out
 
 
-def _check(loader: CachingLoader, root: Module, diags: Diagnostics, real: Path):
-    """The recording checker run over the loaded program, bodies of `root` only. A file in a
-    package is a module of it, so it need not have a main."""
+def _check(loader: CachingLoader, root: Module, diags: Diagnostics):
+    """The recording checker run over the loaded program, bodies of `root` only. An editor
+    cannot tell a program from a module that others import, so no file needs a main."""
     from compiler.check.recording import RecordingChecker
-    from nsm import project
     ck = RecordingChecker(loader.order, root, diags, loader.std, focus=(root,))
-    ck.require_main = project.package_root(real) is None
+    ck.require_main = False
     mark = len(diags.items)
     try:
         ck.check()
