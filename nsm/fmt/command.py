@@ -17,8 +17,10 @@ class FormatError(Exception):
     """A file that cannot be formatted; the message is what the user sees."""
 
 
-def parse(text: str, path: str):
-    """Tokens and syntax tree of `text`, or FormatError with the rendered diagnostics."""
+def parse(text: str, path: str, known=None):
+    """Tokens and syntax tree of `text`, or FormatError with the rendered diagnostics. A file
+    that does not parse alone is parsed again knowing the types and generics its imports
+    declare (`m.Box<int>` needs them, LANGUAGE.md Appendix A), as the compiler parses it."""
     from compiler.lexer import tokenize
     from compiler.parser import parse_module
     diags = Diagnostics()
@@ -28,14 +30,49 @@ def parse(text: str, path: str):
     try:
         tokens = tokenize(text, path, diags)
         if not diags.has_errors:
-            tree = parse_module(tokens, path, diags)
+            types, generics = known or (frozenset(), frozenset())
+            tree = parse_module(tokens, path, diags, types, generics)
     except CompileError:
         pass
-    except RecursionError:
-        diags.error(None, f"{path}: nests too deeply to format")
     if diags.has_errors:
+        if known is None and tokens and not any(d.span is None for d in diags.items):
+            found = imported_names(tokens, path)
+            if found != (frozenset(), frozenset()):
+                return parse(text, path, found)
         raise FormatError(diags.render_all())
     return tokens, tree
+
+
+def imported_names(tokens, path: str) -> tuple[frozenset, frozenset]:
+    """The type and generic names a module's imports make visible, as compiler/modules.py
+    computes them, each import found where nsm's planner looks."""
+    from compiler.lexer import tokenize
+    from compiler.parser import declared_names
+    from compiler.prescan import import_paths
+    from nsm.build.graph import EscapeError, Planner
+    from nsm.build.stamps import FileDB
+    here = Path(path).resolve()
+    try:
+        planner = Planner(FileDB(), here)
+    except Exception:  # noqa: BLE001 - a bad manifest: no names, the error stands
+        return frozenset(), frozenset()
+    known_t, known_g = set(), set()
+    for line in import_paths(tokens):
+        try:
+            found, _ = planner.resolve(here, line.parts)
+            dep = tokenize(found.read_text(encoding="utf-8"), str(found), Diagnostics()) \
+                if found is not None else None
+        except (OSError, UnicodeDecodeError, EscapeError, CompileError):
+            dep = None
+        if dep is None:
+            continue
+        t, g = declared_names(dep)
+        if line.binding is not None:
+            known_t |= {f"{line.binding}.{x}" for x in t}
+            known_g |= {f"{line.binding}.{x}" for x in g}
+        known_t |= {n for n in line.names if n in t}
+        known_g |= {n for n in line.names if n in g}
+    return frozenset(known_t), frozenset(known_g)
 
 
 def same_tree(a, b) -> bool:
@@ -91,10 +128,16 @@ def format_text(text: str, path: str) -> str:
 
 
 def _format(text: str, path: str) -> str:
-    tokens, tree = parse(text, path)
+    known = None
+    try:
+        tokens, tree = parse(text, path, (frozenset(), frozenset()))
+    except FormatError:
+        tokens, _ = parse(text, path)          # refused here unless its imports fix it
+        known = imported_names(tokens, path)
+        tokens, tree = parse(text, path, known)
     out = layout(text, tokens)
     try:
-        _, again = parse(out, path)
+        _, again = parse(out, path, known or (frozenset(), frozenset()))
     except FormatError as e:
         raise FormatError(f"error: nsm fmt would break {path} (a bug of nsm fmt; the file is "
                           f"left as it is):\n{e}") from None

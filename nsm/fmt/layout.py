@@ -60,7 +60,22 @@ def _written_gap(a, b) -> str:
     return " " if b.span.col > a.span.col + len(a.text) else ""
 
 
-def space(prev2, prev, cur, stack: list[str], header: bool, lead=None) -> str:
+LITERALS = (T.INT, T.FLOAT, T.STRING, T.CHAR, T.FSTRING)
+
+
+def comparison(before, op, after) -> bool:
+    """Whether `<`/`>` between `before` and `after` surely compares: a type-argument list
+    never opens after `)`, `]` or a literal, and never closes after `)` or before a literal
+    (it may close after an int: `channel<int, 4>`)."""
+    if before is None:
+        return False
+    if op.text == "<":
+        return before.is_op(")", "]") or before.kind in LITERALS
+    return before.is_op(")") or before.kind in LITERALS and before.kind is not T.INT or \
+        after is not None and after.kind in LITERALS
+
+
+def space(prev2, prev, cur, stack: list[str], header: bool, lead=None, compares=()) -> str:
     """The spacing between `prev` and `cur` on one line; `stack` holds the open brackets
     (innermost last), `prev2` the token before `prev`, `header` says the line is a def's and
     `lead` is the first token of the logical line."""
@@ -102,7 +117,7 @@ def space(prev2, prev, cur, stack: list[str], header: bool, lead=None) -> str:
             return ""                            # `def Vec +(Vec a, Vec b)`, `def bool and(...)`
         return " "
     if prev.kind is T.OP and p in AMBIGUOUS or cur.kind is T.OP and c in AMBIGUOUS:
-        return _written_gap(prev, cur)
+        return " " if id(prev) in compares or id(cur) in compares else _written_gap(prev, cur)
     return " "
 
 
@@ -170,9 +185,12 @@ def layout(text: str, tokens: list) -> str:
                 _add_trailing_comma(lines)
         parts = []
         prev2 = prev = None
+        compares = {id(t) for k, t in enumerate(toks) if t.kind is T.OP and t.text in ("<", ">")
+                    and comparison(toks[k - 1] if k else None, t,
+                                   toks[k + 1] if k + 1 < len(toks) else None)}
         for t in toks:
             if prev is not None:
-                parts.append(space(prev2, prev, t, [s[0] for s in stack], header, lead))
+                parts.append(space(prev2, prev, t, [s[0] for s in stack], header, lead, compares))
             parts.append(t.text)
             if t.kind is T.OP and t.text in OPEN:
                 stack.append([t.text, False])
