@@ -17,10 +17,14 @@ class FormatError(Exception):
     """A file that cannot be formatted; the message is what the user sees."""
 
 
+NONE = (frozenset(), frozenset())
+
+
 def parse(text: str, path: str, known=None):
-    """Tokens and syntax tree of `text`, or FormatError with the rendered diagnostics. A file
-    that does not parse alone is parsed again knowing the types and generics its imports
-    declare (`m.Box<int>` needs them, LANGUAGE.md Appendix A), as the compiler parses it."""
+    """Tokens, syntax tree and the imported names used, or FormatError with the rendered
+    diagnostics. Without `known`, a file that does not parse alone is parsed again knowing the
+    types and generics its imports declare (`m.Box<int>` needs them, LANGUAGE.md Appendix A),
+    as the compiler parses it."""
     from compiler.lexer import tokenize
     from compiler.parser import parse_module
     diags = Diagnostics()
@@ -30,17 +34,17 @@ def parse(text: str, path: str, known=None):
     try:
         tokens = tokenize(text, path, diags)
         if not diags.has_errors:
-            types, generics = known or (frozenset(), frozenset())
+            types, generics = known or NONE
             tree = parse_module(tokens, path, diags, types, generics)
     except CompileError:
         pass
     if diags.has_errors:
         if known is None and tokens and not any(d.span is None for d in diags.items):
             found = imported_names(tokens, path)
-            if found != (frozenset(), frozenset()):
+            if found != NONE:
                 return parse(text, path, found)
         raise FormatError(diags.render_all())
-    return tokens, tree
+    return tokens, tree, known or NONE
 
 
 def imported_names(tokens, path: str) -> tuple[frozenset, frozenset]:
@@ -100,8 +104,22 @@ def same_tree(a, b) -> bool:
 
 def format_text(text: str, path: str) -> str:
     """The canonical layout of `text`; FormatError if it does not parse or the layout would
-    change its syntax tree. Runs on a deep stack, as the compiler does (trees nest deeply)."""
+    change its syntax tree."""
+    try:
+        return on_deep_stack(lambda: _format(text, path))
+    except RecursionError:
+        raise FormatError(f"error: {path} nests too deeply to format\n") from None
+
+
+DEEP_THREAD = "neve-fmt"
+
+
+def on_deep_stack(fn):
+    """fn() on a thread with the compiler's deep stack and recursion limit (syntax trees nest
+    as deeply as the source does), or right here when already on one."""
     import threading
+    if threading.current_thread().name == DEEP_THREAD:
+        return fn()
     from compiler.driver import DEEP_RECURSION_LIMIT, DEEP_STACK_BYTES
     box: list = []
 
@@ -109,42 +127,41 @@ def format_text(text: str, path: str) -> str:
         old = sys.getrecursionlimit()
         sys.setrecursionlimit(DEEP_RECURSION_LIMIT)
         try:
-            box.append(_format(text, path))
-        except (FormatError, RecursionError) as e:
-            box.append(e if isinstance(e, FormatError) else
-                       FormatError(f"error: {path} nests too deeply to format\n"))
+            box.append((True, fn()))
+        except BaseException as e:  # noqa: BLE001 - raised again on the caller's thread
+            box.append((False, e))
         finally:
             sys.setrecursionlimit(old)
     old_size = threading.stack_size(DEEP_STACK_BYTES)
     try:
-        t = threading.Thread(target=work, name="neve-fmt")
+        t = threading.Thread(target=work, name=DEEP_THREAD)
         t.start()
     finally:
         threading.stack_size(old_size)
     t.join()
-    if isinstance(box[0], FormatError):
-        raise box[0]
-    return box[0]
+    ok, value = box[0]
+    if not ok:
+        raise value
+    return value
 
 
 def _format(text: str, path: str) -> str:
-    known = None
-    try:
-        tokens, tree = parse(text, path, (frozenset(), frozenset()))
-    except FormatError:
-        tokens, _ = parse(text, path)          # refused here unless its imports fix it
-        known = imported_names(tokens, path)
-        tokens, tree = parse(text, path, known)
+    return format_with_trees(text, path)[0]
+
+
+def format_with_trees(text: str, path: str):
+    """The layout of `text` with the syntax trees of both (FormatError as format_text)."""
+    tokens, tree, known = parse(text, path)
     out = layout(text, tokens)
     try:
-        _, again = parse(out, path, known or (frozenset(), frozenset()))
+        _, again, _ = parse(out, path, known)
     except FormatError as e:
         raise FormatError(f"error: nsm fmt would break {path} (a bug of nsm fmt; the file is "
                           f"left as it is):\n{e}") from None
     if not same_tree(again, tree):
         raise FormatError(f"error: nsm fmt would change the meaning of {path} (a bug of nsm fmt; "
                           f"the file is left as it is)\n")
-    return out
+    return out, tree, again
 
 
 def neve_files(paths: list[str]) -> list[Path]:
@@ -160,6 +177,10 @@ def neve_files(paths: list[str]) -> list[Path]:
 
 def run_fmt(paths: list[str], check_only: bool) -> int:
     """Format (or with `check_only`, list) the .nv files under `paths`; the exit status."""
+    return on_deep_stack(lambda: _run_fmt(paths, check_only))
+
+
+def _run_fmt(paths: list[str], check_only: bool) -> int:
     status = 0
     changed = []
     for f in neve_files(paths):

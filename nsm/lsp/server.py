@@ -268,6 +268,24 @@ async def rename(ls: NeveServer, params: L.RenameParams):
     return F.rename(ix, *_at(ix, params.position), params.new_name)
 
 
+@server.feature(L.TEXT_DOCUMENT_FORMATTING)
+@guarded(None)
+async def formatting(ls: NeveServer, params: L.DocumentFormattingParams):
+    """`nsm fmt` on the document's text: one edit replacing it all (none when it does not
+    parse: its diagnostics say why)."""
+    from nsm.fmt.command import FormatError, format_text
+    doc = ls.workspace.get_text_document(params.text_document.uri)
+    try:
+        out = format_text(doc.source, path_of(doc.uri).name)
+    except FormatError:
+        return None
+    if out == doc.source:
+        return []
+    lines = doc.source.split("\n")
+    end = L.Position(len(lines) - 1, len(lines[-1].encode("utf-16-le")) // 2)
+    return [L.TextEdit(L.Range(L.Position(0, 0), end), out)]
+
+
 def main() -> None:
     """Serve over stdio. Whatever else writes to standard output (a native build's progress)
     goes to standard error: only the protocol may use the real one."""

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
-import threading
 from pathlib import Path
 
 from compiler.astdump import dump
-from nsm.fmt.command import FormatError, format_text, parse, same_tree
+from nsm.fmt.command import FormatError, format_text, format_with_trees, on_deep_stack, same_tree
 
 REPO = Path(__file__).resolve().parents[2]
 POSITIONS = re.compile(r" @\d+:\d+|Span\(file='[^']*', line=\d+, col=\d+\)|\S+:\d+:\d+")
@@ -24,33 +22,11 @@ def tracked() -> list[Path]:
     return sorted(p for p in REPO.rglob("*.nv") if ".venv" not in p.parts)
 
 
-def deep(fn):
-    """fn() on a thread with the compiler's deep stack (syntax trees nest deeply)."""
-    from compiler.driver import DEEP_RECURSION_LIMIT, DEEP_STACK_BYTES
-    box = []
-
-    def work():
-        old = sys.getrecursionlimit()
-        sys.setrecursionlimit(DEEP_RECURSION_LIMIT)
-        try:
-            box.append(fn())
-        except BaseException as e:  # noqa: BLE001 - re-raised on the caller's thread
-            box.append(e)
-        finally:
-            sys.setrecursionlimit(old)
-    old = threading.stack_size(DEEP_STACK_BYTES)
-    try:
-        t = threading.Thread(target=work)
-        t.start()
-    finally:
-        threading.stack_size(old)
-    t.join()
-    if isinstance(box[0], BaseException):
-        raise box[0]
-    return box[0]
-
-
 def test_every_file_idempotent_and_same_tree():
+    on_deep_stack(check_every_file)
+
+
+def check_every_file():
     files = tracked()
     assert len(files) > 300
     formatted = refused = 0
@@ -58,17 +34,15 @@ def test_every_file_idempotent_and_same_tree():
         text = f.read_text(encoding="utf-8")
         name = str(f.relative_to(REPO))
         try:
-            out = format_text(text, name)
+            out, before, after = format_with_trees(text, name)
         except FormatError as e:
             assert "nsm fmt" not in str(e), str(e)        # refused: it does not parse
             refused += 1
             continue
         formatted += 1
         assert format_text(out, name) == out, f"{name}: a second pass changes it"
-        _, before = deep(lambda: parse(text, name))
-        _, after = deep(lambda: parse(out, name))
         if len(text) < DEEP:
-            assert deep(lambda: POSITIONS.sub("", dump(after)) == POSITIONS.sub("", dump(before))), name
+            assert POSITIONS.sub("", dump(after)) == POSITIONS.sub("", dump(before)), name
         else:
             assert same_tree(after, before), name
     assert formatted > 10 * refused

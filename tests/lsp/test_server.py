@@ -139,3 +139,11 @@ async def test_importer_rechecked_after_a_dependency_edit(client: LanguageClient
     change_doc(client, uri_helper, helper.read_text().replace("def int add(", "def int plus("), 2)
     diags = await until(client, uri_main, lambda d: len(d) > 0)
     assert [d.message for d in diags] == ["module 'helper' has no function 'add'"]
+
+
+async def test_formatting_is_nsm_fmt(client: LanguageClient, tmp_path):
+    uri = open_doc(client, tmp_path / "f.nv", "main\n  print(1+2)\n")
+    edits = await client.text_document_formatting_async(L.DocumentFormattingParams(
+        L.TextDocumentIdentifier(uri), L.FormattingOptions(tab_size=4, insert_spaces=True)))
+    assert [(e.range.start, e.range.end, e.new_text) for e in edits] == \
+        [(L.Position(0, 0), L.Position(2, 0), "main\n    print(1 + 2)\n")]
