@@ -9,6 +9,7 @@ from compiler import ast as A
 from compiler import tir as TI
 from compiler.check.symbols import ClassDecl, ClassInfo, GenericFunc
 from compiler.diagnostics import Span
+from compiler.tokens import T
 from compiler.types import ClassT
 
 
@@ -252,8 +253,13 @@ class Index:
             return Target("alias", name, f"alias {name} = {_type_text(al.type)}", al.span)
         return None
 
-    def target(self, tok) -> Target | None:
-        """The meaning of token `tok` of the root module."""
+    def target(self, tok, col: int | None = None) -> Target | None:
+        """The meaning of token `tok` of the root module (inside an f-string: of the name
+        at column `col` of one of its fields)."""
+        if tok.kind is T.FSTRING and col is not None:
+            inside = [(c, t) for (ln, c), t in self.at.items() if ln == tok.span.line and
+                      tok.span.col < c <= col <= c + len(t.name) and t.kind != "value"]
+            return max(inside, key=lambda x: x[0])[1] if inside else None
         tg = self.at.get((tok.span.line, tok.span.col))
         if tg is not None:
             return tg

@@ -15,7 +15,7 @@ from lsprotocol import types as L
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
-from . import features as F
+from . import completion as C, features as F, signatures as S
 from .engine import Analysis, Engine
 from .index import Index
 from .positions import Lines, token_at
@@ -243,7 +243,7 @@ async def package_indexes(ls: NeveServer, ix: Index) -> list[Index]:
 @guarded(None)
 async def completion(ls: NeveServer, params: L.CompletionParams):
     ix, good = await ls.fresh(params.text_document.uri)
-    return L.CompletionList(is_incomplete=False, items=F.completion(ix, good, *_at(ix, params.position)))
+    return L.CompletionList(is_incomplete=False, items=C.completion(ix, good, *_at(ix, params.position)))
 
 
 @server.feature(L.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
@@ -258,7 +258,7 @@ async def document_symbol(ls: NeveServer, params: L.DocumentSymbolParams):
 @guarded(None)
 async def signature_help(ls: NeveServer, params: L.SignatureHelpParams):
     ix, good = await ls.fresh(params.text_document.uri)
-    return F.signature_help(ix, good, *_at(ix, params.position))
+    return S.signature_help(ix, good, *_at(ix, params.position))
 
 
 @server.feature(L.TEXT_DOCUMENT_RENAME)
