@@ -66,6 +66,10 @@ class NeveServer(LanguageServer):
         loop = self._neve_loop = asyncio.get_running_loop()
         a: Analysis = await loop.run_in_executor(self.worker, self.engine.analyse, path,
                                                  doc.version or 0)
+        if STRICT:          # tests: an internal error of the compiler fails the request
+            for d in a.diagnostics:
+                if d.message.startswith(("internal compiler error", "internal error")):
+                    raise RuntimeError(f"{path.name}: {d.message}")
         ix = _safe(Index, a) or Index(Analysis(a.path, a.text, a.version, a.tokens))
         self.indexes[uri] = ix
         if a.parsed:

@@ -1,6 +1,7 @@
 """nsm lsp survives half-typed programs: the fuzz mutations of tests/fuzz_mutations.py applied
 as edits to golden programs, each followed by a request, with the server in strict mode (a
-handler that fails answers with an error, which fails the test). NEVE_LSP_EDITS sets the count
+handler that fails, or a check ending in an internal compiler error, answers with an error,
+which fails the test). NEVE_LSP_EDITS sets the count
 (200 by default; the issue's thousand: NEVE_LSP_EDITS=1000)."""
 from __future__ import annotations
 
