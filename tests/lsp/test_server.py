@@ -147,3 +147,19 @@ async def test_formatting_is_nsm_fmt(client: LanguageClient, tmp_path):
         L.TextDocumentIdentifier(uri), L.FormattingOptions(tab_size=4, insert_spaces=True)))
     assert [(e.range.start, e.range.end, e.new_text) for e in edits] == \
         [(L.Position(0, 0), L.Position(2, 0), "main\n    print(1 + 2)\n")]
+
+
+async def test_references_in_the_package(client: LanguageClient, tmp_path):
+    pkg = tmp_path / "shop"
+    (pkg / "src").mkdir(parents=True)
+    (pkg / "neve.toml").write_text('[package]\nname = "shop"\nversion = "0.1.0"\nsrc = "src"\n')
+    (pkg / "src" / "include.nv").write_text("import util\n\ndef int total()\n    return util.price(2)\n")
+    util = pkg / "src" / "util.nv"
+    text = "def int price(int n)\n    return 3 * n\n"
+    util.write_text(text)
+    uri = open_doc(client, util, text)
+    refs = await client.text_document_references_async(L.ReferenceParams(
+        text_document=L.TextDocumentIdentifier(uri), position=L.Position(0, 8),
+        context=L.ReferenceContext(include_declaration=False)))
+    assert [(r.uri.rsplit("/", 1)[-1], r.range.start.line, r.range.start.character) for r in refs] \
+        == [("include.nv", 3, 16)]
