@@ -148,7 +148,7 @@ def layout(text: str, tokens: list) -> str:
             starts_logical.add(id(t))
             fresh = False
         level_of[id(t)] = level
-    stack: list[list] = []                 # [bracket text, saw a top-level comma]
+    stack: list[list] = []                 # [bracket, saw a top-level comma, may end in one]
     orig_col: dict[int, int] = {}          # block level -> column of its latest code line
     logical_level = 0
     header = False
@@ -181,7 +181,7 @@ def layout(text: str, tokens: list) -> str:
         if first.kind is T.OP and first.text in CLOSE and depth:
             depth -= 1
             top = stack[-1]
-            if top[1] and lines and not _ends_with_comma(lines):
+            if top[1] and top[2] and lines and not _ends_with_comma(lines):
                 _add_trailing_comma(lines)
         parts = []
         prev2 = prev = None
@@ -193,7 +193,9 @@ def layout(text: str, tokens: list) -> str:
                 parts.append(space(prev2, prev, t, [s[0] for s in stack], header, lead, compares))
             parts.append(t.text)
             if t.kind is T.OP and t.text in OPEN:
-                stack.append([t.text, False])
+                # the brackets of a range loop and of launch take no trailing comma
+                bare = t.text == "[" and not stack and (lead.is_kw("launch") or lead.is_op("["))
+                stack.append([t.text, False, not bare])
             elif t.kind is T.OP and t.text in CLOSE and stack:
                 stack.pop()
             elif t.kind is T.OP and t.text == "," and stack:

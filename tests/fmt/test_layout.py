@@ -81,6 +81,8 @@ def test_canonical_layout_and_idempotence():
     ("main\n    f(a,\n      b\n    )\n", "main\n    f(a,\n        b,\n    )\n"),     # trailing comma
     ("main\n    f(\n      a\n    )\n", "main\n    f(\n        a\n    )\n"),       # one item: none
     ("main\n    launch [1]  [2] k(x)\n", "main\n    launch [1] [2] k(x)\n"),
+    ("main\n    [0..2,\n      0..3\n    ] i, j\n        pass\n",                  # no comma
+     "main\n    [0..2,\n        0..3\n    ] i, j\n        pass\n"),
     ("main\n    print(a[1][2], $Config.n, -(x), not y)\n",
      "main\n    print(a[1][2], $Config.n, -(x), not y)\n"),
     ("main\n    asyncs 4 work(>xs, :ys)\n", "main\n    asyncs 4 work(>xs, :ys)\n"),
