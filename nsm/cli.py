@@ -125,6 +125,23 @@ def check(file: str) -> None:
         sys.exit(res.exit_code or 1)
 
 
+@cli.command()
+def lsp() -> None:
+    """Serve the Neve language server over standard input and output (for editors)."""
+    from .lsp.server import main as serve
+    serve()
+
+
+@cli.command()
+@click.option("--check", "check_only", is_flag=True,
+              help="Change nothing; list the files that would change (exit 1 if any).")
+@click.argument("paths", nargs=-1, type=click.Path())
+def fmt(check_only: bool, paths: tuple[str, ...]) -> None:
+    """Format .nv files (PATHS: files or folders; default: the current folder) in place."""
+    from .fmt.command import run_fmt
+    sys.exit(run_fmt(list(paths) or ["."], check_only))
+
+
 # ---- packages: thin wrappers over nsm.install (resolution, fetching and installing live there)
 
 def _fail(e) -> None:
