@@ -76,7 +76,10 @@ class ExprChecker(LiteralChecker, FStringChecker):
         self.diags.error(span, msg, hint)
 
     def fail(self, span: Span, msg: str, hint: str | None = None):
-        self.error(span, msg, hint)
+        # a message about a value of the error type follows one already reported (13.1:
+        # no cascades), wherever the check that tripped on it sits
+        if ERR.name not in msg:
+            self.error(span, msg, hint)
         raise Abandon()
 
     def abandon(self):
