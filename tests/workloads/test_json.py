@@ -7,6 +7,8 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests.frost.helpers import NSM
 
 DRIVER = Path(__file__).parent / "json_check.nv"
@@ -26,6 +28,9 @@ MALFORMED = ["[1,]", '{"a":1,}', '"abc', '"a\x01"', "[1 2]", '{"a" 1}', "{1:2}",
              '[\n  1,\n  2\n  3]', '{"\u00e9\u00e9": nul}', "1e", ".5", "[-]", '{"a":}']
 
 
+LONE = ['["\\ud800"]', '"ab\\udc00"', '"\\ud800\\u0041"']
+
+
 def run(tmp_path: Path, docs: list[str]) -> list[str]:
     paths = []
     for i, d in enumerate(docs):
@@ -38,8 +43,16 @@ def run(tmp_path: Path, docs: list[str]) -> list[str]:
     return p.stdout.decode("utf-8").split("\n")
 
 
-def test_valid_documents_round_trip_as_python_writes_them(tmp_path):
-    out = run(tmp_path, VALID)
+@pytest.fixture(scope="module")
+def outputs(tmp_path_factory) -> dict[str, list[str]]:
+    """One run of the driver over every table: each document's line, by table."""
+    out = run(tmp_path_factory.mktemp("json"), MALFORMED + LONE + VALID)
+    return {"malformed": out[:len(MALFORMED)], "lone": out[len(MALFORMED):len(MALFORMED) + 3],
+            "valid": out[len(MALFORMED) + 3:]}
+
+
+def test_valid_documents_round_trip_as_python_writes_them(outputs):
+    out = outputs["valid"]
     for doc, line in zip(VALID, out):
         want = json.dumps(json.loads(doc), separators=(",", ":"), ensure_ascii=False)
         assert line == "ok " + want, doc
@@ -47,8 +60,8 @@ def test_valid_documents_round_trip_as_python_writes_them(tmp_path):
                                                                    ensure_ascii=False)
 
 
-def test_malformed_documents_fail_where_python_says(tmp_path):
-    out = run(tmp_path, MALFORMED)
+def test_malformed_documents_fail_where_python_says(outputs):
+    out = outputs["malformed"]
     for doc, line in zip(MALFORMED, out):
         try:
             json.loads(doc)
@@ -57,9 +70,10 @@ def test_malformed_documents_fail_where_python_says(tmp_path):
             assert line == f"err json: line {e.lineno}, column {e.colno}: {e.msg}", doc
 
 
-def test_lone_surrogate_is_an_error(tmp_path):
-    # At the escape's u, as Python's \uXXXX errors. Python keeps a lone surrogate in its str; UTF-8 cannot hold one, so std/json refuses it.
-    out = run(tmp_path, ['["\\ud800"]', '"ab\\udc00"', '"\\ud800\\u0041"'])
+def test_lone_surrogate_is_an_error(outputs):
+    # Located at the escape's u, as Python's \uXXXX errors. Python keeps a lone surrogate in its
+    # str; UTF-8 cannot hold one, so std/json refuses it.
+    out = outputs["lone"]
     assert out[:3] == ["err json: line 1, column 4: lone surrogate in \\uXXXX escape",
                        "err json: line 1, column 5: lone surrogate in \\uXXXX escape",
                        "err json: line 1, column 3: lone surrogate in \\uXXXX escape"]
