@@ -3,11 +3,13 @@
 on the first 200 KB of Tiny Shakespeare, vocabulary 1,000, min_frequency 2, the 256-byte
 alphabet, ByteLevel pre-tokenizer and decoder, no special tokens: the same vocabulary and merges,
 the same ids for the validation split (its last 10%), tokenizer.json read both ways; the
-splitter against ByteLevel.pre_tokenize_str on a table of strings; bad input refused."""
+splitter against ByteLevel.pre_tokenize_str on a table of strings and on both ends of every run
+of its Unicode class table; a multilingual text trained alike; bad input refused."""
 from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 from pathlib import Path
 
@@ -121,15 +123,53 @@ SPLIT_CASES = [
 ]
 
 
+def class_probes() -> list[str]:
+    """For the first and last code point of every run of one class in frost/unicode_classes
+    (surrogates left out), a string whose split shows how the pattern classes it."""
+    runs = []
+    for line in (ROOT / "packages" / "frost" / "unicode_classes.nv").read_text().splitlines():
+        if not line.startswith("#"):
+            runs += [int(x.split("<<")[0], 16) for x in line.split(",") if "<<" in x]
+    cps = {c for start, nxt in zip(runs, runs[1:] + [0x110000]) for c in (start, nxt - 1)}
+    return [f"{x}{x}a{x}1{x}?{x} {x}\n {x}  {x}" for x in map(chr, sorted(cps))
+            if not 0xD800 <= ord(x) <= 0xDFFF]
+
+
 def test_splitter_matches_bytelevel_pre_tokenizer(tmp_path):
     from tokenizers import pre_tokenizers
-    (tmp_path / "docs.json").write_text(json.dumps(SPLIT_CASES))
+    docs = SPLIT_CASES + class_probes()
+    assert len(docs) > 2500
+    (tmp_path / "docs.json").write_text(json.dumps(docs))
     p = subprocess.run([NSM, "run", str(SPLIT), "docs.json"], cwd=tmp_path, capture_output=True,
                        text=True, timeout=600)
     assert p.returncode == 0, p.stderr[-3000:]
     bl = pre_tokenizers.ByteLevel(add_prefix_space=True)
-    want = [[w for w, _ in bl.pre_tokenize_str(s)] for s in SPLIT_CASES]
-    assert json.loads(p.stdout) == want
+    want = [[w for w, _ in bl.pre_tokenize_str(s)] for s in docs]
+    got = json.loads(p.stdout)
+    assert [d for d, g, w in zip(docs, got, want) if g != w] == []
+
+
+def test_multilingual_text_trains_and_encodes_the_same(tmp_path):
+    from tokenizers import pre_tokenizers, trainers
+    rng = random.Random(1)
+    words = ["caf\u00e9", "na\u00efve", "\u4e2d\u6587", "\u65e5\u672c\u8a9e", "\u03b1\u03b2\u03b3",
+             "\u043f\u0440\u0438\u0432\u0435\u0442", "x\u00b2", "\u00bd", "\u2014dash\u2026",
+             "\u00abq\u00bb", "it's", "don't", "I'll", "3.14", "2024", "  ", "\t", "the", "a",
+             "e\u0301migre\u0301", "\U0001f600", "a\U0001f600b", "\u0663\u0664", "\u3000"]
+    lines = [" ".join(rng.choice(words) for _ in range(rng.randint(1, 12)))
+             + rng.choice(["\n", "  \n", " \n\n"]) for _ in range(3000)]
+    (tmp_path / "m.txt").write_text("".join(lines))
+    (tmp_path / "valid.txt").write_text("".join(lines[:300]))
+    hf = hf_tokenizer()
+    hf.train([str(tmp_path / "m.txt")], trainers.BpeTrainer(
+        vocab_size=600, min_frequency=2, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        special_tokens=[], show_progress=False))
+    hf.save(str(tmp_path / "hf.json"))
+    nv("train", "m.txt", "600", "2", "nv.json", cwd=tmp_path)
+    mine = json.loads((tmp_path / "nv.json").read_text())["model"]
+    theirs = json.loads((tmp_path / "hf.json").read_text())["model"]
+    assert mine["merges"] == theirs["merges"] and mine["vocab"] == theirs["vocab"]
+    assert neve_ids(tmp_path, "nv.json") == hf.encode("".join(lines[:300])).ids
 
 
 def test_bad_input_is_refused(tmp_path):
