@@ -7,6 +7,13 @@ in one run, one table of ratios:
   C++ (bench/workloads/mcts.cpp, g++ -O2) and CPython (bench/workloads/mcts.py), playouts per
   second at 1 and 2 threads on connect four 5x4 from the empty board and from fixed openings.
   Goals: Neve within 1.3x of C++ (C++/Neve playouts/s <= 1.3) and a 2-thread speed-up >= 1.8.
+- bpe: frost/tokenizers (packages/frost/examples/bpe_train.nv, --release) against Hugging Face
+  `tokenizers` (Rust) and, for encoding, a tiktoken Encoding built from the merges trained here
+  (bench/workloads/bpe_peers.py): seconds to train byte-level BPE (vocabulary 1,000 on the first
+  90% of Tiny Shakespeare; 4,000 on the whole text repeated 10 times; min_frequency 2) and to
+  encode the validation split (the last 10%), at 1 and 2 threads (RAYON_NUM_THREADS for
+  tokenizers). Every run also checks that the merges and the ids equal those of tokenizers.
+  Goal: not slower than tokenizers (tokenizers/neve seconds >= 1).
 
 Each round runs every implementation once, one after the other, so machine noise falls on all
 columns alike; a figure is the median over the rounds.
@@ -84,7 +91,78 @@ def bench_mcts(reps: int, playouts: int) -> list[dict]:
     return rows
 
 
-WORKLOADS = {"mcts": bench_mcts}
+BPE_TEXT = REPO / "packages" / "frost" / "data" / "tinyshakespeare" / "input.txt"
+
+
+def seconds(out: str, key: str) -> float:
+    """The `KEY seconds` line of a bpe_train run."""
+    return float(next(l.split()[1] for l in out.splitlines() if l.startswith(key + " ")))
+
+
+def bench_bpe(reps: int) -> list[dict]:
+    """Rows: training (two sizes) and encoding seconds x threads, medians, against the peers."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    text = BPE_TEXT.read_text()
+    cut = len(text) * 9 // 10
+    files = {"train": OUT / "bpe_train.txt", "x10": OUT / "bpe_x10.txt", "valid": OUT / "bpe_valid.txt"}
+    files["train"].write_text(text[:cut])
+    files["x10"].write_text(text * 10)
+    files["valid"].write_text(text[cut:])
+    cases = [("train", 1000, "vocab 1000 on 90% of the text (1.0 MB)"),
+             ("x10", 4000, "vocab 4000 on the text x10 (11 MB)")]
+    env = dict(os.environ, NSM_QUIET="1")
+    neve = [NSM, "run", "--release", str(REPO / "packages" / "frost" / "examples" / "bpe_train.nv")]
+    peers = [sys.executable, str(HERE / "bpe_peers.py")]
+    tj = lambda who, f, t: str(OUT / f"bpe_{who}_{f}_{t}.json")
+    sh(neve + ["train", str(files["train"]), "300", "1", str(OUT / "bpe_warm.json")], env=env)
+    runs: dict[tuple, list[float]] = {}
+    same: dict[tuple, bool] = {}
+    for r in range(reps):
+        for threads in (1, 2):
+            tenv = dict(env, RAYON_NUM_THREADS=str(threads))
+            for f, vocab, _ in cases:
+                out = sh(neve + ["train", str(files[f]), str(vocab), str(threads), tj("neve", f, threads)], env=env)
+                runs.setdefault(("train", f, threads, "neve"), []).append(seconds(out, "train_s"))
+                got = json.loads(sh(peers + ["train", str(files[f]), str(vocab), tj("hf", f, threads)], env=tenv))
+                runs.setdefault(("train", f, threads, "tokenizers"), []).append(got["train_s"])
+                mine, theirs = (json.loads(Path(tj(w, f, threads)).read_text())["model"] for w in ("neve", "hf"))
+                same[("train", f, threads)] = mine["merges"] == theirs["merges"]
+            ids = OUT / "bpe_ids.txt"
+            out = sh(neve + ["encode", tj("neve", "train", threads), str(files["valid"]), str(threads), str(ids)], env=env)
+            runs.setdefault(("encode", threads, "neve"), []).append(seconds(out, "encode_s"))
+            got = json.loads(sh(peers + ["encode", tj("hf", "train", threads), str(files["valid"])], env=tenv))
+            runs.setdefault(("encode", threads, "tokenizers"), []).append(got["tokenizers_s"])
+            runs.setdefault(("encode", threads, "tiktoken"), []).append(got["tiktoken_s"])
+            same[("encode", threads)] = [int(x) for x in ids.read_text().split()] == got["ids"]
+        console.print(f"bpe round {r + 1}/{reps} done")
+    med = {k: statistics.median(v) for k, v in runs.items()}
+    rows = []
+    for f, _, what in cases:
+        for threads in (1, 2):
+            n, h = med["train", f, threads, "neve"], med["train", f, threads, "tokenizers"]
+            ok = same["train", f, threads]
+            rows.append({"workload": "bpe", "case": f"train {what}, {threads} thread(s), s"
+                                                     + ("" if ok else " MERGES DIFFER"),
+                         "neve": n, "peers": {"tokenizers": h}, "ratios": {"tokenizers/neve": h / n},
+                         "goal": "tokenizers/neve >= 1", "pass": ok and h / n >= 1})
+    for threads in (1, 2):
+        n = med["encode", threads, "neve"]
+        h, k = med["encode", threads, "tokenizers"], med["encode", threads, "tiktoken"]
+        ok = same["encode", threads]
+        rows.append({"workload": "bpe", "case": f"encode the validation split (111 KB), {threads} thread(s), s"
+                                                 + ("" if ok else " IDS DIFFER"),
+                     "neve": n, "peers": {"tokenizers": h, "tiktoken": k},
+                     "ratios": {"tokenizers/neve": h / n, "tiktoken/neve": k / n},
+                     "goal": "tokenizers/neve >= 1", "pass": ok and h / n >= 1})
+    return rows
+
+
+WORKLOADS = {"mcts": lambda a: bench_mcts(a.reps, a.playouts), "bpe": lambda a: bench_bpe(a.reps)}
+
+
+def num(v: float) -> str:
+    """A figure: thousands separated above 100, two decimals down to 1, else 3 significant digits."""
+    return f"{v:,.0f}" if v > 100 else f"{v:.2f}" if v >= 1 else f"{v:.3g}"
 
 
 def table(rows: list[dict]) -> None:
@@ -93,9 +171,9 @@ def table(rows: list[dict]) -> None:
     for col in ("workload", "case", "neve", "peers", "ratios", "goal", ""):
         t.add_column(col)
     for r in rows:
-        peers = ", ".join(f"{k} {v:,.0f}" if v > 100 else f"{k} {v:.2f}" for k, v in r["peers"].items())
+        peers = ", ".join(f"{k} {num(v)}" for k, v in r["peers"].items())
         ratios = ", ".join(f"{k} {v:.2f}" for k, v in r["ratios"].items())
-        nv = f"{r['neve']:,.0f}" if r["neve"] > 100 else f"{r['neve']:.2f}"
+        nv = num(r["neve"])
         t.add_row(r["workload"], r["case"], nv, peers, ratios, r["goal"],
                   "[green]PASS[/green]" if r["pass"] else "[red]FAIL[/red]")
     Console(width=None if sys.stdout.isatty() else 160).print(t)
@@ -112,7 +190,7 @@ def main() -> None:
     for name in a.only.split(","):
         if name not in WORKLOADS:
             ap.error(f"unknown workload {name!r}: one of {', '.join(WORKLOADS)}")
-        rows += WORKLOADS[name](a.reps, a.playouts)
+        rows += WORKLOADS[name](a)
     table(rows)
     if a.json:
         Path(a.json).write_text(json.dumps(rows, indent=1))
