@@ -143,9 +143,12 @@ MALFORMED = [
 ]
 
 
-@pytest.mark.parametrize("doc,message,python", [m[1:] for m in MALFORMED], ids=[m[0] for m in MALFORMED])
-@pytest.mark.parametrize("threads", [1, 3])
-def test_malformed_documents_get_located_errors(tmp_path, doc, message, python, threads):
+CASES = [(3, *m[1:]) for m in MALFORMED] + [(1, *MALFORMED[-1][1:])]
+
+
+@pytest.mark.parametrize("threads,doc,message,python", CASES,
+                         ids=[m[0] for m in MALFORMED] + ["two_errors_1_thread"])
+def test_malformed_documents_get_located_errors(tmp_path, threads, doc, message, python):
     (tmp_path / "bad.csv").write_bytes(doc)
     p = run("csv_dump.nv", threads, 5, "bad.csv", cwd=tmp_path, code=1)
     assert p.stderr.decode().strip() == f"csv: bad.csv{message}"
