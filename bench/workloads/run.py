@@ -129,7 +129,8 @@ def data_wait(out: str) -> float:
 def bench_csv(reps: int, _playouts: int) -> list[dict]:
     """Rows: parse ms at 1 and 2 threads with the peers' ms and Neve's ratios; the data wait."""
     path = csv_file(1_000_000)
-    env = dict(os.environ, NSM_QUIET="1")
+    # csv_read does no BLAS: one OpenBLAS thread, or its idle workers spin against the parser's
+    env = dict(os.environ, NSM_QUIET="1", OPENBLAS_NUM_THREADS="1")
     reader = [NSM, "run", "--release", str(REPO / "packages" / "frost" / "examples" / "csv_read.nv")]
     sh(reader + [str(path), "1", "label", "name"], env=env)   # build and warm the page cache
     peers = ("pyarrow", "polars", "pandas")
@@ -155,6 +156,7 @@ def bench_csv(reps: int, _playouts: int) -> list[dict]:
                      "pass": ratio <= 1.5 or threads == 1})
     mnist = OUT / "mnist_train.csv"
     example = REPO / "packages" / "frost" / "examples"
+    env = dict(os.environ, NSM_QUIET="1")
     sh([NSM, "run", "--release", str(example / "mnist_csv.nv"), "write", str(mnist)], env=env)
     waits, loader_waits = [], []
     for _ in range(reps):

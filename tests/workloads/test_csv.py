@@ -112,7 +112,8 @@ def test_numbers_equal_float32_of_python_float(tmp_path):
     out = run("csv_read.nv", "n.csv", 2, "label", "-", "print", cwd=tmp_path).stdout.decode()
     lines = out.splitlines()
     assert lines[0].startswith(f"rows {len(NUMBERS)} features 2 ")
-    for i, (s, line) in enumerate(zip(NUMBERS, lines[2:])):
+    assert lines[2] == f"label_sum {sum(range(len(NUMBERS)))} int64 [{len(NUMBERS)}]"
+    for i, (s, line) in enumerate(zip(NUMBERS, lines[3:])):
         label, values = line.split(" ", 1)
         assert int(label) == i
         want = np.float32(float(s) if s else math.nan)
