@@ -192,3 +192,18 @@ def test_mnist_as_csv_trains_the_mlp(tmp_path):
     assert m, out
     loss, acc, wait = map(float, m.groups())
     assert loss < 1.5 and acc > 80.0 and 0.0 <= wait < 100.0, out
+
+
+def test_loader_batches_rows_in_file_order_every_epoch(tmp_path):
+    rows = [(i % 3, i / 10, -i, f'"n,{i}\n"') for i in range(11)]
+    (tmp_path / "t.csv").write_text("a,y,note,b\n" + "".join(
+        f"{a},{y},{note},{b}\n" for y, a, b, note in rows))
+    p = run("csv_batches.nv", "t.csv", 3, 2, 4, "y", "note", cwd=tmp_path)
+    want = []
+    for epoch in range(2):
+        for k in range(0, 11, 4):
+            batch = rows[k:k + 4]
+            xs = [v for y, a, b, _ in batch for v in ((a * 10 - 1) / 2, (b * 10 - 1) / 2)]
+            want.append(f"{epoch} [{len(batch)}, 1, 2] int64 {[y for y, *_ in batch]} "
+                        f"[{', '.join(repr(float(v)) for v in xs)}]")
+    assert p.stdout.decode().splitlines() == want + ["6 true"]
