@@ -14,6 +14,14 @@ in one run, one table of ratios:
   encode the validation split (the last 10%), at 1 and 2 threads (RAYON_NUM_THREADS for
   tokenizers). Every run also checks that the merges and the ids equal those of tokenizers.
   Goal: not slower than tokenizers (tokenizers/neve seconds >= 1).
+- csv: frost/csv (packages/frost/examples/csv_read.nv, --release) parsing a generated, seeded CSV
+  of 1,000,000 rows with quoted fields (commas, doubled quotes and line breaks inside) into
+  float32 features, int64 labels and text, at 1 and 2 threads, against pandas.read_csv (C
+  engine), pyarrow.csv.read_csv and polars.read_csv on the same file (bench/workloads/
+  csv_peers.py, in-process times); and the data-wait fraction of the MNIST MLP's training loop
+  fed by frost/csv's Loader (packages/frost/examples/mnist_csv.nv, epoch 2), beside frost/data's
+  DataLoader on the IDX files (mnist_mlp.nv). Goals: Neve/pyarrow parse time <= 1.5 at 2 threads;
+  data wait < 5%.
 
 Each round runs every implementation once, one after the other, so machine noise falls on all
 columns alike; a figure is the median over the rounds.
@@ -21,8 +29,11 @@ columns alike; a figure is the median over the rounds.
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
+import random
+import re
 import statistics
 import subprocess
 import sys
@@ -157,7 +168,84 @@ def bench_bpe(reps: int) -> list[dict]:
     return rows
 
 
-WORKLOADS = {"mcts": lambda a: bench_mcts(a.reps, a.playouts), "bpe": lambda a: bench_bpe(a.reps)}
+def csv_file(rows: int, seed: int = 24) -> Path:
+    """The benchmark's CSV (made once per size): id, label, four numbers, a quoted name with
+    commas, doubled quotes and a line break now and then; CRLF line ends."""
+    path = OUT / f"csv_{rows}_{seed}.csv"
+    if path.exists():
+        return path
+    OUT.mkdir(parents=True, exist_ok=True)
+    rnd = random.Random(seed)
+    words = ["Smith", "O'Neil", 'the "best"', "Lee, Ann", "multi\nline", "Zoë", "x" * 12, ""]
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", newline="") as f:
+        w = csv.writer(f, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\r\n")
+        w.writerow(["id", "label", "x0", "x1", "x2", "x3", "name"])
+        for i in range(rows):
+            w.writerow([i, rnd.randrange(10), round(rnd.random(), 6), round(rnd.uniform(-100, 100), 4),
+                        float(f"{rnd.gauss(0, 1):.6g}"), rnd.randrange(1000),
+                        f"{rnd.choice(words)} {rnd.choice(words)}"])
+    tmp.rename(path)
+    return path
+
+
+def parse_seconds(out: str) -> float:
+    """The `seconds S` figure of a csv_read or csv_peers run."""
+    return float(re.search(r"seconds (\S+)", out).group(1))
+
+
+def data_wait(out: str) -> float:
+    """The data-wait percentage of the last epoch line of an MNIST training run."""
+    return float(re.findall(r"data_wait (\S+)%", out)[-1])
+
+
+def bench_csv(reps: int, _playouts: int) -> list[dict]:
+    """Rows: parse ms at 1 and 2 threads with the peers' ms and Neve's ratios; the data wait."""
+    path = csv_file(1_000_000)
+    # csv_read does no BLAS: one OpenBLAS thread, or its idle workers spin against the parser's
+    env = dict(os.environ, NSM_QUIET="1", OPENBLAS_NUM_THREADS="1")
+    reader = [NSM, "run", "--release", str(REPO / "packages" / "frost" / "examples" / "csv_read.nv")]
+    sh(reader + [str(path), "1", "label", "name"], env=env)   # build and warm the page cache
+    peers = ("pyarrow", "polars", "pandas")
+    runs: dict[tuple[str, int], list[float]] = {}
+    for r in range(reps):
+        for threads in (1, 2):
+            runs.setdefault(("neve", threads), []).append(
+                parse_seconds(sh(reader + [str(path), str(threads), "label", "name"], env=env)))
+            for lib in peers:
+                runs.setdefault((lib, threads), []).append(parse_seconds(sh(
+                    [sys.executable, str(HERE / "csv_peers.py"), lib, str(threads), str(path)])))
+        console.print(f"csv round {r + 1}/{reps} done")
+    ms = {k: 1000 * statistics.median(v) for k, v in runs.items()}
+    mb = path.stat().st_size / 1e6
+    rows = []
+    for threads in (1, 2):
+        n = ms["neve", threads]
+        ratio = n / ms["pyarrow", threads]
+        rows.append({"workload": "csv", "case": f"parse ms, 1M rows ({mb:.0f} MB), {threads} thread(s)",
+                     "neve": n, "peers": {lib: ms[lib, threads] for lib in peers},
+                     "ratios": {f"neve/{lib}": n / ms[lib, threads] for lib in peers},
+                     "goal": "neve/pyarrow <= 1.5" if threads == 2 else "-",
+                     "pass": ratio <= 1.5 or threads == 1})
+    mnist = OUT / "mnist_train.csv"
+    example = REPO / "packages" / "frost" / "examples"
+    env = dict(os.environ, NSM_QUIET="1")
+    sh([NSM, "run", "--release", str(example / "mnist_csv.nv"), "write", str(mnist)], env=env)
+    waits, loader_waits = [], []
+    for _ in range(reps):
+        waits.append(data_wait(sh([NSM, "run", "--release", str(example / "mnist_csv.nv"), "train",
+                                   str(mnist), "epochs=2", "threads=2"], env=env)))
+        loader_waits.append(data_wait(sh([NSM, "run", "--release", str(example / "mnist_mlp.nv"),
+                                          "epochs=2", "workers=2"], env=env)))
+    w = statistics.median(waits)
+    rows.append({"workload": "csv", "case": "MNIST MLP training, data-wait % (epoch 2, 2 threads)",
+                 "neve": w, "peers": {"frost DataLoader (IDX)": statistics.median(loader_waits)},
+                 "ratios": {}, "goal": "< 5%", "pass": w < 5.0})
+    return rows
+
+
+WORKLOADS = {"mcts": lambda a: bench_mcts(a.reps, a.playouts), "bpe": lambda a: bench_bpe(a.reps),
+             "csv": lambda a: bench_csv(a.reps, a.playouts)}
 
 
 def num(v: float) -> str:
