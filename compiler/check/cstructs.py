@@ -157,7 +157,8 @@ class CStructChecker:
 def csize(t: Type) -> int:
     """Bytes a field of Neve type t occupies in C (11.3)."""
     if isinstance(t, Prim):
-        return {"int": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "char": 1, "bool": 1,
+        return {"int": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "u16": 2, "u32": 4, "u64": 8,
+                "char": 1, "bool": 1,
                 "float": 4, "f64": 8, "half": 2, "bf16": 2}.get(t.name, 8)
     return 8
 
