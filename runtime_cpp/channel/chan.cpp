@@ -79,7 +79,8 @@ struct NvChan {
     uint64_t mask;           // cap - 1 when cap is a power of two, else 0
     int64_t stride;          // bytes per slot
     int64_t isize;           // bytes per item
-    char* ring;
+    char* ring;              // 64-byte aligned inside ring_mem
+    void* ring_mem;          // the allocation (keeps it reachable)
     char pad0[64];
     std::atomic<uint64_t> tail;   // next position to send | kClosed
     char pad1[56];
@@ -264,14 +265,16 @@ void take_all(std::atomic<int32_t>& n, RtWaitQ& q) {
 // a spin sees the other side move and halves (down to kSpinMin) when it does not. With a core
 // for each thread, the partner answers within a spin and no thread sleeps; when the partner
 // shares our core it cannot move while we spin, and the budget falls to a few pauses.
-constexpr uint32_t kSpinMin = 4, kSpinMax = 256;
+constexpr uint32_t kSpinMin = 4, kSpinMax = 1024;   // about 30 us at 30 ns a pause
 constexpr int kYields = 12;   // then park (bench/concurrency/README.md)
 
-// Waits up to budget pauses for word to differ from old; true when it did.
-bool spin_on(const std::atomic<uint64_t>& word, uint64_t old, uint32_t budget) {
-    for (uint32_t i = 0; i < budget; i++) {
+// Waits up to budget pauses for word to differ from old; true when it did, or when the channel
+// was closed meanwhile (which no sequence word shows; checked every 32 pauses).
+bool spin_on(NvChan* c, const std::atomic<uint64_t>& word, uint64_t old, uint32_t budget) {
+    for (uint32_t i = 1; i <= budget; i++) {
         rt_cpu_relax();
         if (word.load(std::memory_order_relaxed) != old) return true;
+        if ((i & 31) == 0 && (c->tail.load(std::memory_order_relaxed) & kClosed)) return true;
     }
     return false;
 }
@@ -283,35 +286,45 @@ void adapt_spin(NvChan* c, bool moved) {
 }
 
 // One blocking operation, send (kSend) or receive. A sender first hands its item to a parked
-// receiver when nothing is buffered. Otherwise try; on failure spin on the sequence word of the
-// slot the operation waits for (the other side's next store there), then yield a few times,
-// then queue as a waiter under the channel mutex, re-try (the condition may have changed
-// meanwhile), and park. A parked thread may wake with its operation completed by the thread
-// that dequeued it (done). Returns 1 done, 0 the channel is closed (for a receive: closed and
-// empty).
+// receiver when nothing is buffered. Otherwise, while the slot at its position is not ready,
+// spin on that slot's sequence word (the other side's next store there) without touching the
+// other side's head or tail, whose cache lines would then bounce on every message; once it is
+// ready, try. When a spin sees nothing, try anyway, then yield a few times, then queue as a
+// waiter under the channel mutex, re-try (the condition may have changed meanwhile), and park.
+// A parked thread may wake with its operation completed by the thread that dequeued it (done).
+// Returns 1 done, 0 the channel is closed (for a receive: closed and empty).
 template <bool kSend>
 int blocking(NvChan* c, void* item) {
     auto attempt = [&] { return kSend ? try_push(c, item) : try_pop(c, item); };
     auto& mine = kSend ? c->sendq : c->recvq;
     auto& my_count = kSend ? c->nsend : c->nrecv;
     auto& pos_word = kSend ? c->tail : c->head;
+    bool spin_failed = false;
+    bool spun = false;   // try after every spin, ready or not: a close shows in no sequence word
     for (int yields = 0;;) {
         if (kSend) {
             int g = give_to_parked_receiver(c, item);
             if (g) return g > 0;
         }
-        const std::atomic<uint64_t>& seq = slot(c, pos_word.load(std::memory_order_relaxed) & ~kClosed)->seq;
+        uint64_t pos = pos_word.load(std::memory_order_relaxed) & ~kClosed;
+        const std::atomic<uint64_t>& seq = slot(c, pos)->seq;
         uint64_t old = seq.load(std::memory_order_relaxed);
-        int r = attempt();
-        if (r > 0) {
-            if (kSend) notify_receivers(c); else notify_senders(c);
-            return 1;
+        if (old == (kSend ? 2 * pos : 2 * pos + 1) || spun || spin_failed) {
+            spun = false;
+            int r = attempt();
+            if (r > 0) {
+                if (kSend) notify_receivers(c); else notify_senders(c);
+                return 1;
+            }
+            if (r < 0) return 0;
+            old = seq.load(std::memory_order_relaxed);
         }
-        if (r < 0) return 0;
-        if (yields == 0) {
-            bool moved = spin_on(seq, old, c->spin.load(std::memory_order_relaxed));
+        if (!spin_failed) {
+            bool moved = spin_on(c, seq, old, c->spin.load(std::memory_order_relaxed));
             adapt_spin(c, moved);
-            if (moved) continue;
+            spin_failed = !moved;
+            spun = true;
+            continue;
         }
         if (yields < kYields) {
             yields++;
@@ -319,13 +332,14 @@ int blocking(NvChan* c, void* item) {
             continue;
         }
         yields = 0;
+        spin_failed = false;
         RtThread* me = rt_self();
         ChanWaiter w{{nullptr, nullptr, me}, item, false};
         rt_park_prepare(me);
         pthread_mutex_lock(&c->mu);
         mine.push(&w.w);
         my_count.fetch_add(1, std::memory_order_seq_cst);
-        r = attempt();
+        int r = attempt();
         if (r != 0) {
             mine.remove(&w.w);
             my_count.fetch_sub(1, std::memory_order_relaxed);
@@ -438,15 +452,18 @@ NvChan* nv_chan_new(const NvType* elem, int64_t cap) {
     if (cap < 1) rt_panicf("channel capacity must be at least 1, not %lld", (long long)cap);
     int64_t isize = elem->size > 0 ? elem->size : 0;
     int64_t stride = (int64_t)sizeof(Slot) + ((isize + 7) & ~int64_t(7));
-    if (cap > (int64_t(1) << 40) || cap > INT64_MAX / stride) rt_panic("out of memory");
+    if (cap > (int64_t(1) << 40) || cap > (INT64_MAX - 128) / stride) rt_panic("out of memory");
     NvChan* c = static_cast<NvChan*>(rt_alloc(sizeof(NvChan)));
     c->elem = elem;
     c->cap = cap;
     c->mask = (cap & (cap - 1)) == 0 ? (uint64_t)cap - 1 : 0;
     c->stride = stride;
     c->isize = isize;
-    size_t bytes = (size_t)(cap * stride);
-    c->ring = static_cast<char*>(elem->has_ptrs ? rt_alloc(bytes) : rt_alloc_atomic(bytes));
+    // The ring gets cache lines of its own: a small ring sharing a line with other objects
+    // (a thread's env, read on every send) would make that line bounce with every item.
+    size_t bytes = (size_t)(cap * stride) + 128;
+    c->ring_mem = elem->has_ptrs ? rt_alloc(bytes) : rt_alloc_atomic(bytes);
+    c->ring = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(c->ring_mem) + 63) & ~uintptr_t(63));
     for (int64_t i = 0; i < cap; i++)
         new (&slot(c, (uint64_t)i)->seq) std::atomic<uint64_t>(2 * (uint64_t)i);
     new (&c->tail) std::atomic<uint64_t>(0);
