@@ -16,17 +16,20 @@
 // tail and knows at once whether it is also closed.
 //
 // Blocking: a thread that finds the channel full (send) or empty and open (receive) first
-// retries with a short spin-then-yield backoff, then queues itself in the channel's send or
-// receive wait queue (under the channel mutex), re-checks, counts as waiting for the deadlock
-// detector (9.6) and parks (thread/sync.h). After every successful send (receive), the sender
-// (receiver) reads the number of parked receivers (senders); the waiter increments it before
-// its re-check. Sequence words, head/tail loads and these counters use seq_cst operations (no
-// fences, which ThreadSanitizer cannot model), so in their single total order one of the two
-// always sees the other: either the waker finds the waiter, or the waiter's re-check finds the
-// item or slot. If there are waiters, it takes the mutex, dequeues the first, marks it running
-// and wakes it. Each item
-// wakes at most one receiver and each freed slot one sender; a woken thread that loses the race
-// for the item or slot queues again. close and sum wake everyone concerned.
+// spins on the sequence word of the slot it waits for (an adaptive number of pauses), yields a
+// few times, then queues itself in the channel's send or receive wait queue (under the channel
+// mutex), re-checks, counts as waiting for the deadlock detector (9.6) and parks in its futex
+// word (thread/sync.h). After every successful send (receive), the sender (receiver) reads the
+// number of parked receivers (senders); the waiter increments it before its re-check. Sequence
+// words, head/tail loads and these counters use seq_cst operations (no fences, which
+// ThreadSanitizer cannot model), so in their single total order one of the two always sees the
+// other: either the waker finds the waiter, or the waiter's re-check finds the item or slot.
+// Hand-off (as Go's channels do it): a send that finds a receiver parked and nothing buffered
+// gives its item straight to that receiver; a receive that frees a slot while a sender is
+// parked pushes that sender's item for it. Either way the parked thread wakes with its
+// operation done and one wake-up moves two items through a channel of capacity 1. Otherwise a
+// waker dequeues the first waiter, marks it running and wakes it to retry; a woken thread that
+// loses the race for the item or slot queues again. close and sum wake everyone concerned.
 //
 // sum claims every buffered position at once: it waits until all positions between head and a
 // snapshot of tail are published, then moves head over all of them with one CAS (so the
@@ -52,20 +55,12 @@ struct Slot {
     char* data() { return reinterpret_cast<char*>(this) + sizeof(Slot); }
 };
 
-// Spin with exponentially more pauses (1 + 2 + 4, about 0.2 us on the machines measured), then
-// yield the processor (up to 12 times) before parking. A short spin and early yields serve
-// both cases: with a free core for each thread, sched_yield returns at once and acts as a
-// longer spin; with more threads than cores (or a partner on the same core) the thread we wait
-// for gets to run. Longer pause spins (crossbeam's 1..64) cost 3x on one core
-// (bench/concurrency/README.md).
+// Retries inside one attempt (a sender or receiver is between its claim and its publish, or
+// sum waits for a publish): 1 + 2 + 4 pauses, then sched_yield, which lets the thread we wait
+// for run when it shares our core.
 struct Backoff {
     unsigned step = 0;
     static constexpr unsigned kSpin = 2, kYield = 14;
-    void spin() {
-        unsigned n = 1u << (step < kSpin ? step : kSpin);
-        for (unsigned i = 0; i < n; i++) rt_cpu_relax();
-        if (step <= kSpin) step++;
-    }
     void snooze() {
         if (step <= kSpin) {
             for (unsigned i = 0; i < (1u << step); i++) rt_cpu_relax();
@@ -74,7 +69,6 @@ struct Backoff {
         }
         if (step <= kYield) step++;
     }
-    bool completed() const { return step > kYield; }
 };
 
 }  // namespace
@@ -85,7 +79,8 @@ struct NvChan {
     uint64_t mask;           // cap - 1 when cap is a power of two, else 0
     int64_t stride;          // bytes per slot
     int64_t isize;           // bytes per item
-    char* ring;
+    char* ring;              // 64-byte aligned inside ring_mem
+    void* ring_mem;          // the allocation (keeps it reachable)
     char pad0[64];
     std::atomic<uint64_t> tail;   // next position to send | kClosed
     char pad1[56];
@@ -93,7 +88,9 @@ struct NvChan {
     char pad2[56];
     std::atomic<int32_t> nsend;               // threads in sendq
     std::atomic<int32_t> nrecv;               // threads in recvq
-    pthread_mutex_t mu;                       // guards the queues
+    std::atomic<uint32_t> spin;               // pauses a blocked operation spins (adaptive)
+    pthread_mutex_t mu;                       // guards the queues and handoffs
+    int64_t handoffs;                         // operations completed for a parked thread
     RtWaitQ sendq;
     RtWaitQ recvq;
 };
@@ -163,6 +160,17 @@ int try_pop(NvChan* c, void* out) {
     }
 }
 
+// A thread queued in sendq or recvq. The queues hold &w; item is the sender's value or the
+// receiver's destination, and done says the thread that dequeued it completed the operation for
+// it (written under c->mu before the waiter is released, read by the waiter after it wakes).
+struct ChanWaiter {
+    RtWaiter w;
+    void* item;
+    bool done;
+};
+
+inline ChanWaiter* chan_waiter(RtWaiter* w) { return reinterpret_cast<ChanWaiter*>(w); }
+
 // Under c->mu: release the first waiter of q. Returns it when it sleeps in the futex (the caller
 // calls rt_unpark_finish after unlocking), else NULL.
 RtThread* take_one(std::atomic<int32_t>& n, RtWaitQ& q) {
@@ -173,22 +181,78 @@ RtThread* take_one(std::atomic<int32_t>& n, RtWaitQ& q) {
     return rt_release_waiter(t) ? t : nullptr;
 }
 
-void wake_one(NvChan* c, std::atomic<int32_t>& n, RtWaitQ& q) {
+inline void notify_receivers(NvChan* c) {
+    if (c->nrecv.load(std::memory_order_seq_cst) == 0) return;
     pthread_mutex_lock(&c->mu);
-    RtThread* t = take_one(n, q);
+    RtThread* t = take_one(c->nrecv, c->recvq);
     pthread_mutex_unlock(&c->mu);
     if (t) rt_unpark_finish(t);
 }
 
-inline void notify_receivers(NvChan* c) {
-    if (c->nrecv.load(std::memory_order_seq_cst) > 0) wake_one(c, c->nrecv, c->recvq);
+// Under c->mu, after a receive freed a slot: the first parked sender's send is completed here,
+// its item pushed at the tail on its behalf (it wakes with nothing left to do), and a parked
+// receiver is woken for that item. Should the push fail (another sender took the slot, or the
+// channel closed), the sender is only woken and retries. Sleeping threads go to wake[0..1].
+void complete_parked_send(NvChan* c, RtThread* wake[2]) {
+    RtWaiter* rw = c->sendq.pop();
+    if (!rw) return;
+    c->nsend.fetch_sub(1, std::memory_order_relaxed);
+    ChanWaiter* w = chan_waiter(rw);
+    if (try_push(c, w->item) > 0) {
+        w->done = true;
+        c->handoffs++;
+        if (c->nrecv.load(std::memory_order_seq_cst) > 0) wake[1] = take_one(c->nrecv, c->recvq);
+    }
+    RtThread* t = rw->t;   // w may be gone once released
+    if (rt_release_waiter(t)) wake[0] = t;
+}
+
+void wake_all(RtThread* wake[2]) {
+    for (int i = 0; i < 2; i++)
+        if (wake[i]) rt_unpark_finish(wake[i]);
 }
 
 inline void notify_senders(NvChan* c) {
-    if (c->nsend.load(std::memory_order_seq_cst) > 0) wake_one(c, c->nsend, c->sendq);
+    if (c->nsend.load(std::memory_order_seq_cst) == 0) return;
+    RtThread* wake[2] = {nullptr, nullptr};
+    pthread_mutex_lock(&c->mu);
+    complete_parked_send(c, wake);
+    pthread_mutex_unlock(&c->mu);
+    wake_all(wake);
 }
 
-// Under c->mu: release every waiter of q.
+// A send that finds a receiver parked and nothing buffered hands its item to that receiver
+// directly: the ring slot stays free for the next send. The ring is empty when head, then tail,
+// read equal (head never passes tail): this send and that receive both take effect at that
+// instant, before any later push. Returns 1 handed over, -1 closed, 0 not possible.
+int give_to_parked_receiver(NvChan* c, const void* item) {
+    if (c->nrecv.load(std::memory_order_seq_cst) == 0) return 0;
+    if (c->head.load(std::memory_order_seq_cst) != c->tail.load(std::memory_order_seq_cst))
+        return 0;   // buffered items go first (or closed: the push reports it)
+    pthread_mutex_lock(&c->mu);
+    uint64_t h = c->head.load(std::memory_order_seq_cst);
+    uint64_t t = c->tail.load(std::memory_order_seq_cst);
+    int r = 0;
+    RtThread* sleeper = nullptr;
+    if (t & kClosed) {
+        r = -1;
+    } else if (h == t && !c->recvq.empty()) {
+        RtWaiter* rw = c->recvq.pop();
+        c->nrecv.fetch_sub(1, std::memory_order_relaxed);
+        ChanWaiter* w = chan_waiter(rw);
+        memcpy(w->item, item, (size_t)c->isize);
+        w->done = true;
+        c->handoffs++;
+        RtThread* th = rw->t;
+        if (rt_release_waiter(th)) sleeper = th;
+        r = 1;
+    }
+    pthread_mutex_unlock(&c->mu);
+    if (sleeper) rt_unpark_finish(sleeper);
+    return r;
+}
+
+// Under c->mu: release every waiter of q (they retry: done stays false).
 void take_all(std::atomic<int32_t>& n, RtWaitQ& q) {
     while (RtWaiter* w = q.pop()) {
         n.fetch_sub(1, std::memory_order_relaxed);
@@ -197,49 +261,105 @@ void take_all(std::atomic<int32_t>& n, RtWaitQ& q) {
     }
 }
 
-// One blocking operation, send (kSend) or receive: try, spin briefly, then queue as a waiter
-// under the channel mutex, re-try (the condition may have changed meanwhile), and park.
+// Pauses before a blocked operation yields: the channel's budget doubles (up to kSpinMax) when
+// a spin sees the other side move and halves (down to kSpinMin) when it does not. With a core
+// for each thread, the partner answers within a spin and no thread sleeps; when the partner
+// shares our core it cannot move while we spin, and the budget falls to a few pauses.
+constexpr uint32_t kSpinMin = 4, kSpinMax = 1024;   // about 30 us at 30 ns a pause
+constexpr int kYields = 12;   // then park (bench/concurrency/README.md)
+
+// Waits up to budget pauses for word to differ from old; true when it did, or when the channel
+// was closed meanwhile (which no sequence word shows; checked every 32 pauses).
+bool spin_on(NvChan* c, const std::atomic<uint64_t>& word, uint64_t old, uint32_t budget) {
+    for (uint32_t i = 1; i <= budget; i++) {
+        rt_cpu_relax();
+        if (word.load(std::memory_order_relaxed) != old) return true;
+        if ((i & 31) == 0 && (c->tail.load(std::memory_order_relaxed) & kClosed)) return true;
+    }
+    return false;
+}
+
+void adapt_spin(NvChan* c, bool moved) {
+    uint32_t b = c->spin.load(std::memory_order_relaxed);
+    uint32_t nb = moved ? (b < kSpinMax ? b * 2 : b) : (b > kSpinMin ? b / 2 : b);
+    if (nb != b) c->spin.store(nb, std::memory_order_relaxed);
+}
+
+// One blocking operation, send (kSend) or receive. A sender first hands its item to a parked
+// receiver when nothing is buffered. Otherwise, while the slot at its position is not ready,
+// spin on that slot's sequence word (the other side's next store there) without touching the
+// other side's head or tail, whose cache lines would then bounce on every message; once it is
+// ready, try. When a spin sees nothing, try anyway, then yield a few times, then queue as a
+// waiter under the channel mutex, re-try (the condition may have changed meanwhile), and park.
+// A parked thread may wake with its operation completed by the thread that dequeued it (done).
 // Returns 1 done, 0 the channel is closed (for a receive: closed and empty).
 template <bool kSend>
 int blocking(NvChan* c, void* item) {
     auto attempt = [&] { return kSend ? try_push(c, item) : try_pop(c, item); };
     auto& mine = kSend ? c->sendq : c->recvq;
     auto& my_count = kSend ? c->nsend : c->nrecv;
-    auto& theirs = kSend ? c->recvq : c->sendq;
-    auto& their_count = kSend ? c->nrecv : c->nsend;
-    Backoff b;
-    for (;;) {
-        int r = attempt();
-        if (r > 0) {
-            if (kSend) notify_receivers(c); else notify_senders(c);
-            return 1;
+    auto& pos_word = kSend ? c->tail : c->head;
+    bool spin_failed = false;
+    bool spun = false;   // try after every spin, ready or not: a close shows in no sequence word
+    for (int yields = 0;;) {
+        if (kSend) {
+            int g = give_to_parked_receiver(c, item);
+            if (g) return g > 0;
         }
-        if (r < 0) return 0;
-        if (!b.completed()) {
-            b.snooze();
+        uint64_t pos = pos_word.load(std::memory_order_relaxed) & ~kClosed;
+        const std::atomic<uint64_t>& seq = slot(c, pos)->seq;
+        uint64_t old = seq.load(std::memory_order_relaxed);
+        if (old == (kSend ? 2 * pos : 2 * pos + 1) || spun || spin_failed) {
+            spun = false;
+            int r = attempt();
+            if (r > 0) {
+                if (kSend) notify_receivers(c); else notify_senders(c);
+                return 1;
+            }
+            if (r < 0) return 0;
+            old = seq.load(std::memory_order_relaxed);
+        }
+        if (!spin_failed) {
+            bool moved = spin_on(c, seq, old, c->spin.load(std::memory_order_relaxed));
+            adapt_spin(c, moved);
+            spin_failed = !moved;
+            spun = true;
             continue;
         }
+        if (yields < kYields) {
+            yields++;
+            sched_yield();
+            continue;
+        }
+        yields = 0;
+        spin_failed = false;
         RtThread* me = rt_self();
-        RtWaiter w{nullptr, nullptr, me};
+        ChanWaiter w{{nullptr, nullptr, me}, item, false};
         rt_park_prepare(me);
         pthread_mutex_lock(&c->mu);
-        mine.push(&w);
+        mine.push(&w.w);
         my_count.fetch_add(1, std::memory_order_seq_cst);
-        r = attempt();
+        int r = attempt();
         if (r != 0) {
-            mine.remove(&w);
+            mine.remove(&w.w);
             my_count.fetch_sub(1, std::memory_order_relaxed);
-            RtThread* t = nullptr;
-            if (r > 0 && their_count.load(std::memory_order_seq_cst) > 0)
-                t = take_one(their_count, theirs);
+            RtThread* wake[2] = {nullptr, nullptr};
+            if (r > 0) {
+                if (kSend) {
+                    if (c->nrecv.load(std::memory_order_seq_cst) > 0)
+                        wake[0] = take_one(c->nrecv, c->recvq);
+                } else if (c->nsend.load(std::memory_order_seq_cst) > 0) {
+                    complete_parked_send(c, wake);
+                }
+            }
             pthread_mutex_unlock(&c->mu);
-            if (t) rt_unpark_finish(t);
+            wake_all(wake);
             return r > 0;
         }
         rt_wait_commit(me, kSend ? RT_WAIT_SEND : RT_WAIT_RECV, nullptr);
         pthread_mutex_unlock(&c->mu);
         rt_park(me);
-        b = Backoff();
+        if (w.done) return 1;
     }
 }
 
@@ -326,27 +446,39 @@ bool numeric(int32_t kind) {
 const NvType* rt_chan_elem(const NvChan* c) { return c->elem; }
 int64_t rt_chan_cap(const NvChan* c) { return c->cap; }
 
+int64_t rt_chan_handoffs(NvChan* c) {
+    pthread_mutex_lock(&c->mu);
+    int64_t n = c->handoffs;
+    pthread_mutex_unlock(&c->mu);
+    return n;
+}
+
 extern "C" {
 
 NvChan* nv_chan_new(const NvType* elem, int64_t cap) {
     if (cap < 1) rt_panicf("channel capacity must be at least 1, not %lld", (long long)cap);
     int64_t isize = elem->size > 0 ? elem->size : 0;
     int64_t stride = (int64_t)sizeof(Slot) + ((isize + 7) & ~int64_t(7));
-    if (cap > (int64_t(1) << 40) || cap > INT64_MAX / stride) rt_panic("out of memory");
+    if (cap > (int64_t(1) << 40) || cap > (INT64_MAX - 128) / stride) rt_panic("out of memory");
     NvChan* c = static_cast<NvChan*>(rt_alloc(sizeof(NvChan)));
     c->elem = elem;
     c->cap = cap;
     c->mask = (cap & (cap - 1)) == 0 ? (uint64_t)cap - 1 : 0;
     c->stride = stride;
     c->isize = isize;
-    size_t bytes = (size_t)(cap * stride);
-    c->ring = static_cast<char*>(elem->has_ptrs ? rt_alloc(bytes) : rt_alloc_atomic(bytes));
+    // The ring gets cache lines of its own: a small ring sharing a line with other objects
+    // (a thread's env, read on every send) would make that line bounce with every item.
+    size_t bytes = (size_t)(cap * stride) + 128;
+    c->ring_mem = elem->has_ptrs ? rt_alloc(bytes) : rt_alloc_atomic(bytes);
+    c->ring = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(c->ring_mem) + 63) & ~uintptr_t(63));
     for (int64_t i = 0; i < cap; i++)
         new (&slot(c, (uint64_t)i)->seq) std::atomic<uint64_t>(2 * (uint64_t)i);
     new (&c->tail) std::atomic<uint64_t>(0);
     new (&c->head) std::atomic<uint64_t>(0);
     new (&c->nsend) std::atomic<int32_t>(0);
     new (&c->nrecv) std::atomic<int32_t>(0);
+    new (&c->spin) std::atomic<uint32_t>(kSpinMin);
+    c->handoffs = 0;
     pthread_mutex_init(&c->mu, nullptr);
     c->sendq = RtWaitQ{nullptr, nullptr};
     c->recvq = RtWaitQ{nullptr, nullptr};

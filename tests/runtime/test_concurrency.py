@@ -110,6 +110,24 @@ def test_try_send_unblocks_on_close(conc):
     assert (p.returncode, p.stdout, p.stderr) == (0, "try_send 0 recv 1 1 0 0\n", "")
 
 
+HANDOFF = """
+parked receiver got 1 2 (2 ok), handed over 1
+parked sender: received 1 2, send done 1, completed for it 1, size 0
+closed with parked receivers: ok 0 0 0, values 0 0 0
+closed with parked senders: sends 0 0 0, then recv 1 7 0 0, completed for them 0
+4x4 pausing: received 120000 sum 1800060000 (want 1800060000), hand-offs > 0
+""".lstrip("\n")
+
+
+def test_handoff_to_parked_threads(conc):
+    """A send to a parked receiver hands the item over (the buffer stays free for the next one);
+    a receive from a full channel completes a parked sender's send; closing wakes parked
+    receivers (false, zero value) and fails parked senders' sends (the buffered item stays);
+    4 producers and 4 consumers that pause in turn move an exact sum through capacity 1."""
+    p = run(conc, "handoff", timeout=60)
+    assert (p.returncode, p.stdout, p.stderr) == (0, HANDOFF, "")
+
+
 def test_detached_threads_are_abandoned(conc):
     # a spawn'ed thread blocked forever and one still sleeping do not keep the program alive
     p = run(conc, "detached", timeout=20)
@@ -159,6 +177,11 @@ DEADLOCKS = {
         f"conc.nv:14:9: {DL}",
         "  main (tid 0): receive on channel at conc.nv:14:9",
         "  thread tid 0 (spawn at conc.nv:9:1): receive on channel at conc.nv:5:5"]),
+    # after an item handed to a parked receiver, it and main wait for ever: reported exactly
+    "dl_after_handoff": ("", [
+        f"conc.nv:14:9: {DL}",
+        "  main (tid 0): receive on channel at conc.nv:14:9",
+        "  thread tid 0 (async at conc.nv:11:5): receive on channel at conc.nv:6:5"]),
     # the deadlock appears when the last running thread ends
     "dl_exit": ("", [
         f"conc.nv:14:9: {DL}",
@@ -270,6 +293,7 @@ def run_tsan(exe: Path, *args: str, timeout: float = 300):
     ("basic",),
     ("stress", "20000", "1"),
     ("close_race", "1"),
+    ("handoff",),
 ])
 def test_tsan_clean(conc_tsan, args):
     p = run_tsan(conc_tsan, *args)
@@ -277,7 +301,8 @@ def test_tsan_clean(conc_tsan, args):
     assert p.returncode == 0, p.stderr
 
 
-@pytest.mark.parametrize("mode", ["dl_finish", "dl_locks", "dl_exit", "close_blocked_send",
+@pytest.mark.parametrize("mode", ["dl_finish", "dl_locks", "dl_exit", "dl_after_handoff",
+                                  "close_blocked_send",
                                   "close_blocked_try_send"])
 def test_tsan_clean_errors(conc_tsan, mode):
     p = run_tsan(conc_tsan, mode, timeout=60)

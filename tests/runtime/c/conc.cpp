@@ -563,6 +563,162 @@ static void test_no_false_deadlock() {
     out(fmt("ping-pong %" PRId64 " then %" PRId64, v, w));
 }
 
+/* ------------------------------------------------------------------ hand-off to parked threads */
+int64_t rt_chan_handoffs(NvChan* c);   /* runtime internal (channel/chan.h) */
+
+static void recv_into(Env* e) {        /* receives e->b values into e->p (int64_t[]) */
+    int64_t* got = (int64_t*)e->p;
+    for (int64_t i = 0; i < e->b; i++) e->a += nv_chan_recv(e->ch[0], &got[i]);
+}
+static void send_two(Env* e) {         /* the second send parks: the channel (cap 1) is full */
+    int64_t v = 1;
+    nv_chan_send(e->ch[0], &v);
+    v = 2;
+    nv_chan_send(e->ch[0], &v);
+    e->a = 1;
+}
+static void try_send_parked(Env* e) {  /* blocks on a full channel until the close */
+    int64_t v = 100 + e->b;
+    e->a = nv_chan_try_send(e->ch[0], &v);
+}
+static void sum_producer_pausing(Env* e) {
+    for (int64_t i = 1; i <= e->b; i++) {
+        nv_chan_send(e->ch[0], &i);
+        if (i % 5000 == 0) sleep_ms(2);    /* receivers park meanwhile */
+    }
+}
+static void sum_consumer_pausing(Env* e) {
+    int64_t v, total = 0, n = 0;
+    while (nv_chan_recv(e->ch[0], &v)) {
+        total += v;
+        if (++n % 7000 == 0) sleep_ms(2);  /* senders park meanwhile */
+    }
+    e->a = total;
+    e->c = n;
+}
+
+static void test_handoff() {
+    /* a send to a parked receiver hands the item over; the next one goes to the buffer */
+    {
+        NvChan* c = nv_chan_new(&nv_type_int, 1);
+        int64_t* got = (int64_t*)calloc(2, sizeof(int64_t));
+        Finish f;
+        Env* r = env(recv_into);
+        r->ch[0] = c;
+        r->b = 2;
+        r->p = got;
+        start(r);
+        sleep_ms(200);                     /* the receiver parks */
+        int64_t v = 1;
+        nv_chan_send(c, &v);
+        int64_t h = rt_chan_handoffs(c);
+        v = 2;
+        nv_chan_send(c, &v);
+        f.end();
+        out(fmt("parked receiver got %" PRId64 " %" PRId64 " (%" PRId64 " ok), handed over %s",
+                got[0], got[1], r->a, h == 1 ? "1" : "NOT 1"));
+        free(got);
+    }
+    /* a receive from a full channel completes the parked sender's send */
+    {
+        NvChan* c = nv_chan_new(&nv_type_int, 1);
+        Finish f;
+        Env* s = env(send_two);
+        s->ch[0] = c;
+        start(s);
+        sleep_ms(200);                     /* the sender parks holding 2 */
+        int64_t a = 0, b = 0;
+        nv_chan_recv(c, &a);
+        int64_t h = rt_chan_handoffs(c);
+        nv_chan_recv(c, &b);
+        f.end();
+        out(fmt("parked sender: received %" PRId64 " %" PRId64 ", send done %" PRId64
+                ", completed for it %s, size %" PRId64, a, b, s->a, h == 1 ? "1" : "NOT 1",
+                nv_chan_size(c)));
+    }
+    /* close while receivers are parked: each gets false and the zero value */
+    {
+        NvChan* c = nv_chan_new(&nv_type_int, 1);
+        int64_t* got = (int64_t*)malloc(3 * sizeof(int64_t));
+        for (int i = 0; i < 3; i++) got[i] = -1;
+        Finish f;
+        Env* rs[3];
+        for (int i = 0; i < 3; i++) {
+            rs[i] = env(recv_into);
+            rs[i]->ch[0] = c;
+            rs[i]->b = 1;
+            rs[i]->p = &got[i];
+            start(rs[i], i, 3, "asyncs");
+        }
+        sleep_ms(200);
+        nv_chan_close(c);
+        f.end();
+        out(fmt("closed with parked receivers: ok %" PRId64 " %" PRId64 " %" PRId64
+                ", values %" PRId64 " %" PRId64 " %" PRId64, rs[0]->a, rs[1]->a, rs[2]->a,
+                got[0], got[1], got[2]));
+        free(got);
+    }
+    /* close while senders are parked with their values: every send fails, nothing of theirs
+     * is delivered, the one buffered item still is */
+    {
+        NvChan* c = nv_chan_new(&nv_type_int, 1);
+        int64_t v = 7;
+        nv_chan_send(c, &v);
+        Finish f;
+        Env* ss[3];
+        for (int i = 0; i < 3; i++) {
+            ss[i] = env(try_send_parked);
+            ss[i]->ch[0] = c;
+            ss[i]->a = -1;
+            ss[i]->b = i;
+            start(ss[i], i, 3, "asyncs");
+        }
+        sleep_ms(200);
+        nv_chan_close(c);
+        f.end();
+        int64_t a = -1, b = -1;
+        int r1 = nv_chan_recv(c, &a);
+        int r2 = nv_chan_recv(c, &b);
+        out(fmt("closed with parked senders: sends %" PRId64 " %" PRId64 " %" PRId64
+                ", then recv %d %" PRId64 " %d %" PRId64 ", completed for them %" PRId64,
+                ss[0]->a, ss[1]->a, ss[2]->a, r1, a, r2, b, rt_chan_handoffs(c)));
+    }
+    /* 4 producers and 4 consumers through capacity 1, each side pausing now and then so that
+     * the other parks: both hand-off paths run, the total is exact */
+    {
+        const int n = 4;
+        const int64_t per = 30000;
+        NvChan* c = nv_chan_new(&nv_type_int, 1);
+        Env* cs[n];
+        Finish all;
+        for (int i = 0; i < n; i++) {
+            cs[i] = env(sum_consumer_pausing);
+            cs[i]->ch[0] = c;
+            start(cs[i], i, n, "asyncs");
+        }
+        {
+            Finish prod;
+            for (int i = 0; i < n; i++) {
+                Env* e = env(sum_producer_pausing);
+                e->ch[0] = c;
+                e->b = per;
+                start(e, i, n, "asyncs");
+            }
+            prod.end();
+        }
+        nv_chan_close(c);
+        all.end();
+        int64_t total = 0, count = 0;
+        for (int i = 0; i < n; i++) {
+            total += cs[i]->a;
+            count += cs[i]->c;
+        }
+        int64_t h = rt_chan_handoffs(c);
+        out(fmt("4x4 pausing: received %" PRId64 " sum %" PRId64 " (want %" PRId64 "), hand-offs %s",
+                count, total, n * per * (per + 1) / 2, h > 0 ? "> 0" : "NONE"));
+    }
+}
+
 /* ------------------------------------------------------------------ errors */
 static void thread_fails(Env* e) {
     PUSH(fr, f_work, 5, 9);
@@ -597,6 +753,15 @@ static void try_sender(Env* e) {
 static void receiver(Env* e) {
     PUSH(fr, f_work, 5, 5);
     int64_t v;
+    nv_chan_recv(e->ch[0], &v);
+    POP(fr);
+}
+
+static void receiver_twice(Env* e) {
+    PUSH(fr, f_work, 5, 5);
+    int64_t v;
+    nv_chan_recv(e->ch[0], &v);
+    fr.site = SITE(6, 5);
     nv_chan_recv(e->ch[0], &v);
     POP(fr);
 }
@@ -726,6 +891,18 @@ static int run_error_mode(const char* mode) {
         start(e, 0, 1, "spawn", "conc.nv:9:1", 1);
         int64_t v;
         nv_chan_recv(c, &v);
+    } else if (!strcmp(mode, "dl_after_handoff")) {
+        /* main hands an item to the parked receiver, which then waits for a second one, and
+         * main receives on another channel: both wait, the report is exact */
+        NvChan* c = nv_chan_new(&nv_type_int, 1);
+        Env* e = env(receiver_twice);
+        e->ch[0] = c;
+        start(e, 0, 1, "async", "conc.nv:11:5");
+        sleep_ms(200);
+        int64_t v = 1;
+        nv_chan_send(c, &v);
+        int64_t w;
+        nv_chan_recv(nv_chan_new(&nv_type_int, 1), &w);
     } else if (!strcmp(mode, "dl_exit")) {
         /* the deadlock appears when the last running thread ends */
         NvChan* c = nv_chan_new(&nv_type_int, 1);
@@ -780,6 +957,8 @@ int main(int argc, char** argv) {
         if (caps.empty()) caps = {1, 4, 1024};
         for (int r = 0; r < reps; r++)
             for (int64_t cap : caps) stress(cap, 8, 8, total);
+    } else if (!strcmp(mode, "handoff")) {
+        test_handoff();
     } else if (!strcmp(mode, "close_race")) {
         int reps = argc > 2 ? atoi(argv[2]) : 3;
         for (int r = 0; r < reps; r++)
