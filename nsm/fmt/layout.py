@@ -83,6 +83,9 @@ def space(prev2, prev, cur, stack: list[str], header: bool, lead=None, compares=
     inner = stack[-1] if stack else None
     if lead is not None and lead.is_kw("import", "from") and "/" in (p, c):
         return ""                                # import frost/nn
+    if lead is not None and lead.is_kw("import") and p == "c" and cur.kind is T.STRING and \
+            _written_gap(prev, cur) == "":
+        return ""                                # import c"zlib.h" (one token pair, 11.4)
     if lead is not None and lead.is_kw("launch") and not stack and p == "]" and c == "[":
         return " "                               # launch [grid] [block] k(...)
     if c == ",":
