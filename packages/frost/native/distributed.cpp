@@ -1,5 +1,5 @@
 // Frost's MPI glue (include/frost_dist.h): Open MPI loaded with dlopen at init, a communication
-// thread that runs queued all-reduces (the gradient buckets of DataParallel) while the main thread
+// thread that runs queued all-reduces (non-blocking collectives polled with short sleeps) (the gradient buckets of DataParallel) while the main thread
 // computes, and a watchdog that ends a rank stuck in a collective. MPI is initialised with
 // MPI_THREAD_SERIALIZED and every MPI call takes one mutex, so at most one thread is inside MPI.
 //
@@ -34,10 +34,11 @@ struct Api {
     decltype(&MPI_Comm_size) comm_size;
     decltype(&MPI_Comm_set_errhandler) set_errhandler;
     decltype(&MPI_Error_string) error_string;
-    decltype(&MPI_Barrier) barrier;
-    decltype(&MPI_Allreduce) allreduce;
-    decltype(&MPI_Bcast) bcast;
-    decltype(&MPI_Allgather) allgather;
+    decltype(&MPI_Ibarrier) barrier;
+    decltype(&MPI_Iallreduce) allreduce;
+    decltype(&MPI_Ibcast) bcast;
+    decltype(&MPI_Iallgather) allgather;
+    decltype(&MPI_Test) test;
     decltype(&MPI_Abort) abort;
     MPI_Comm world;
     MPI_Datatype f32;
@@ -84,6 +85,21 @@ void check(int rc, const char* what) {
     if (rc != MPI_SUCCESS) die(what, rc);
 }
 
+// Finish a non-blocking collective by polling with a growing sleep (20 to 250 us): a blocking
+// MPI call busy-polls, and a rank waiting for a slower one would take the core that one computes
+// on when ranks share cores.
+void complete(MPI_Request* req, int rc, const char* what) {
+    check(rc, what);
+    int flag = 0;
+    long nap = 20;
+    for (;;) {
+        check(api.test(req, &flag, MPI_STATUS_IGNORE), what);
+        if (flag) return;
+        std::this_thread::sleep_for(std::chrono::microseconds(nap));
+        nap = std::min(nap * 2, 250L);
+    }
+}
+
 // One MPI collective: the mutex, and the watchdog's clock.
 struct InMpi {
     std::lock_guard<std::mutex> lock;
@@ -114,7 +130,9 @@ void reduce(float* buf, int64_t n, int64_t op) {
     // MPI counts are int: chunks of 2^30 floats
     for (int64_t at = 0; at < n; at += (1 << 30)) {
         int c = (int)std::min<int64_t>(n - at, 1 << 30);
-        check(api.allreduce(MPI_IN_PLACE, buf + at, c, api.f32, op_of(op), api.world), "MPI_Allreduce");
+        MPI_Request req;
+        complete(&req, api.allreduce(MPI_IN_PLACE, buf + at, c, api.f32, op_of(op), api.world, &req),
+                 "MPI_Allreduce");
     }
     if (op == 1) frost__dist_scale(buf, n, 1.0f / (float)g_size);
 }
@@ -199,9 +217,9 @@ int64_t frost__dist_init(void) {
               sym(h, api.finalized, "MPI_Finalized") && sym(h, api.comm_rank, "MPI_Comm_rank") &&
               sym(h, api.comm_size, "MPI_Comm_size") &&
               sym(h, api.set_errhandler, "MPI_Comm_set_errhandler") &&
-              sym(h, api.error_string, "MPI_Error_string") && sym(h, api.barrier, "MPI_Barrier") &&
-              sym(h, api.allreduce, "MPI_Allreduce") && sym(h, api.bcast, "MPI_Bcast") &&
-              sym(h, api.allgather, "MPI_Allgather") && sym(h, api.abort, "MPI_Abort") &&
+              sym(h, api.error_string, "MPI_Error_string") && sym(h, api.barrier, "MPI_Ibarrier") &&
+              sym(h, api.allreduce, "MPI_Iallreduce") && sym(h, api.bcast, "MPI_Ibcast") &&
+              sym(h, api.allgather, "MPI_Iallgather") && sym(h, api.test, "MPI_Test") && sym(h, api.abort, "MPI_Abort") &&
               sym(h, api.world, "ompi_mpi_comm_world") && sym(h, api.f32, "ompi_mpi_float") &&
               sym(h, api.sum, "ompi_mpi_op_sum") && sym(h, api.max, "ompi_mpi_op_max") &&
               sym(h, api.min, "ompi_mpi_op_min") &&
@@ -239,7 +257,8 @@ void frost__dist_barrier(void) {
     if (!g_active) return;
     drain();
     InMpi in("MPI_Barrier");
-    check(api.barrier(api.world), "MPI_Barrier");
+    MPI_Request req;
+    complete(&req, api.barrier(api.world, &req), "MPI_Barrier");
 }
 
 void frost__dist_all_reduce(float* buf, int64_t n, int64_t op) {
@@ -255,7 +274,8 @@ void frost__dist_broadcast(float* buf, int64_t n, int64_t root) {
     InMpi in("MPI_Bcast");
     for (int64_t at = 0; at < n; at += (1 << 30)) {
         int c = (int)std::min<int64_t>(n - at, 1 << 30);
-        check(api.bcast(buf + at, c, api.f32, (int)root, api.world), "MPI_Bcast");
+        MPI_Request req;
+        complete(&req, api.bcast(buf + at, c, api.f32, (int)root, api.world, &req), "MPI_Bcast");
     }
 }
 
@@ -266,7 +286,9 @@ void frost__dist_all_gather(const float* send, int64_t n, float* recv) {
     }
     drain();
     InMpi in("MPI_Allgather");
-    check(api.allgather(send, (int)n, api.f32, recv, (int)n, api.f32, api.world), "MPI_Allgather");
+    MPI_Request req;
+    complete(&req, api.allgather(send, (int)n, api.f32, recv, (int)n, api.f32, api.world, &req),
+             "MPI_Allgather");
 }
 
 int64_t frost__dist_start(float* buf, int64_t n, int64_t op) {
