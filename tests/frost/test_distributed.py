@@ -2,7 +2,7 @@
 batch B equals 1 rank of batch 2B on the same global batches (SGD 1e-5, AdamW 1e-4, with and
 without bucketing); a batch-norm CNN's loss falls as the single process's does; a failing or hung
 rank ends the job non-zero within seconds; DistributedSampler shards are disjoint and cover the
-epoch; `nsm run --nproc` prefixes output with the rank."""
+epoch; `nsm run --nproc` prefixes output with the rank; the NCCL backend is a stub that refuses."""
 from __future__ import annotations
 
 import os
@@ -106,3 +106,12 @@ def test_nproc_refuses_a_package_run(tmp_path):
     p = subprocess.run([NSM, "run", "--nproc", "2"], cwd=tmp_path, capture_output=True, text=True)
     assert p.returncode == 1
     assert p.stderr == "error: nsm run --nproc takes a program file (nsm run --nproc 2 prog.nv)\n"
+
+
+def test_nccl_backend_refuses_clearly(built):
+    p = subprocess.run([NSM, "run", str(DRIVER), "nccl"], cwd=built, capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 1
+    assert ("runtime error: assertion failed: dist.init: backend \"nccl\" is not available: "
+            "Frost's tensors are CPU-only in this build and NCCL is not bound yet") in p.stderr
+    assert "Traceback" not in p.stderr
