@@ -22,7 +22,7 @@ def cli() -> None:
 
 
 def _run(file: str, args: tuple[str, ...], release: bool, emit: str | None, timings: bool,
-         verbose: bool = False, libs: tuple[str, ...] = ()) -> None:
+         verbose: bool = False, libs: tuple[str, ...] = (), nproc: int | None = None) -> None:
     if emit is not None:
         _emit(file, emit, release)
         return
@@ -45,6 +45,9 @@ def _run(file: str, args: tuple[str, ...], release: bool, emit: str | None, timi
         for stage, t in _whole_program(file, release=release).timings.items():
             sys.stderr.write(f"{stage:>10}: {t * 1000:8.1f} ms\n")
     sys.stdout.flush()
+    if nproc is not None:           # N ranks through mpirun (nsm/launch.py)
+        from .launch import run_ranks
+        sys.exit(run_ranks(str(exe), args, nproc))
     try:
         # OpenMP workers (oneDNN, Frost's native loops) spinning between parallel regions take
         # the cores from Neve's kernel threads: 4-8x slower Frost steps measured (packages/frost/README.md, "Threads")
@@ -94,16 +97,21 @@ def _emit(file: str, stage: str, release: bool) -> None:
 @click.option("-v", "--verbose", is_flag=True, help="Print the command line of every build step.")
 @click.option("-l", "libs", multiple=True, metavar="LIB",
               help="Link the system library LIB, as cc -l (-l z for import c\"zlib.h\").")
+@click.option("--nproc", type=click.IntRange(min=1), metavar="N",
+              help="Run N ranks through mpirun on this machine (frost/distributed).")
 @click.argument("file", required=False, type=click.Path(dir_okay=False))
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def run(file: str | None, args: tuple[str, ...], release: bool, emit: str | None, timings: bool,
-        bin_name: str | None, verbose: bool, libs: tuple[str, ...]) -> None:
+        bin_name: str | None, verbose: bool, libs: tuple[str, ...], nproc: int | None) -> None:
     """Compile FILE (cached by content) and run it with ARGS.
 
     Without FILE (or with --bin), build the package in the current folder and run its
     executable. Standard input, output and the exit status are the program's own."""
     if bin_name is not None or file is None or (not file.endswith(".nv") and
                                                 not os.path.exists(file)):
+        if nproc is not None:
+            sys.stderr.write("error: nsm run --nproc takes a program file (nsm run --nproc 2 prog.nv)\n")
+            sys.exit(1)
         from .cli_build import run_package
         run_package(bin_name, ((file,) if file else ()) + args, release, verbose)
         return
@@ -112,7 +120,7 @@ def run(file: str | None, args: tuple[str, ...], release: bool, emit: str | None
         sys.stderr.write(f"error: -l {bad!r} is not a library name\n"
                          f"hint: name the library as cc -l does: -l z links libz\n")
         sys.exit(1)
-    _run(file, args, release, emit, timings, verbose, libs)
+    _run(file, args, release, emit, timings, verbose, libs, nproc)
 
 
 @cli.command()

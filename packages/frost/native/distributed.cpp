@@ -1,0 +1,345 @@
+// Frost's MPI glue (include/frost_dist.h): Open MPI loaded with dlopen at init, a communication
+// thread that runs queued all-reduces (non-blocking collectives polled with short sleeps) (the gradient buckets of DataParallel) while the main thread
+// computes, and a watchdog that ends a rank stuck in a collective. MPI is initialised with
+// MPI_THREAD_SERIALIZED and every MPI call takes one mutex, so at most one thread is inside MPI.
+//
+// Why dlopen: libmpi pulls in UCX and libfabric, whose memory hooks every Frost program would
+// carry if linked; and a world of one (no launcher) needs no MPI at all. The handles
+// (MPI_COMM_WORLD, MPI_FLOAT, ...) are macros over Open MPI's globals, so they are looked up
+// by symbol here, which ties the glue to Open MPI's ABI (the wheel that pyproject installs).
+#include "frost_dist.h"
+
+#include <dlfcn.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace {
+
+struct Api {
+    decltype(&MPI_Init_thread) init_thread;
+    decltype(&MPI_Finalize) finalize;
+    decltype(&MPI_Finalized) finalized;
+    decltype(&MPI_Comm_rank) comm_rank;
+    decltype(&MPI_Comm_size) comm_size;
+    decltype(&MPI_Comm_set_errhandler) set_errhandler;
+    decltype(&MPI_Error_string) error_string;
+    decltype(&MPI_Ibarrier) barrier;
+    decltype(&MPI_Iallreduce) allreduce;
+    decltype(&MPI_Ibcast) bcast;
+    decltype(&MPI_Iallgather) allgather;
+    decltype(&MPI_Test) test;
+    decltype(&MPI_Abort) abort;
+    MPI_Comm world;
+    MPI_Datatype f32;
+    MPI_Op sum, max, min;
+    MPI_Errhandler errors_return;
+};
+
+Api api;
+std::string last_error;
+int64_t g_rank = 0, g_size = 1;
+bool g_active = false, g_finalized = false;
+double g_timeout = 300.0;
+
+std::mutex mpi_mu;                  // held around every MPI call (MPI_THREAD_SERIALIZED)
+std::atomic<double> busy_since{0};  // steady seconds when the running collective began; 0 idle
+const char* busy_what = "";
+
+struct Job {
+    float* buf;
+    int64_t n, op;
+};
+std::mutex q_mu;
+std::condition_variable q_cv;
+std::deque<Job> queue;
+int64_t issued = 0, done = 0;
+bool stopping = false;
+std::thread comm_thread, watchdog;
+std::atomic<double> wait_total{0}, comm_total{0};
+
+double now() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+[[noreturn]] void die(const char* what, int rc) {
+    char msg[MPI_MAX_ERROR_STRING + 1] = "";
+    int len = 0;
+    if (api.error_string) api.error_string(rc, msg, &len);
+    fprintf(stderr, "frost/distributed: rank %lld: %s failed: %s\n", (long long)g_rank, what, msg);
+    fflush(stderr);
+    _exit(1);
+}
+
+void check(int rc, const char* what) {
+    if (rc != MPI_SUCCESS) die(what, rc);
+}
+
+// Finish a non-blocking collective by polling with a growing sleep (20 to 250 us): a blocking
+// MPI call busy-polls, and a rank waiting for a slower one would take the core that one computes
+// on when ranks share cores.
+void complete(MPI_Request* req, int rc, const char* what) {
+    check(rc, what);
+    int flag = 0;
+    long nap = 20;
+    for (;;) {
+        check(api.test(req, &flag, MPI_STATUS_IGNORE), what);
+        if (flag) return;
+        std::this_thread::sleep_for(std::chrono::microseconds(nap));
+        nap = std::min(nap * 2, 250L);
+    }
+}
+
+// One MPI collective: the mutex, and the watchdog's clock.
+struct InMpi {
+    std::lock_guard<std::mutex> lock;
+    explicit InMpi(const char* what) : lock(mpi_mu) {
+        busy_what = what;
+        busy_since = now();
+    }
+    ~InMpi() { busy_since = 0; }
+};
+
+void watch() {
+    for (;;) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        double t0 = busy_since;
+        if (t0 > 0 && now() - t0 > g_timeout) {
+            fprintf(stderr, "frost/distributed: rank %lld: %s did not finish within %g s "
+                    "(FROST_DIST_TIMEOUT); another rank failed or stopped calling it\n",
+                    (long long)g_rank, busy_what, g_timeout);
+            fflush(stderr);
+            _exit(1);
+        }
+    }
+}
+
+MPI_Op op_of(int64_t op) { return op == 2 ? api.max : op == 3 ? api.min : api.sum; }
+
+void reduce(float* buf, int64_t n, int64_t op) {
+    // MPI counts are int: chunks of 2^30 floats
+    for (int64_t at = 0; at < n; at += (1 << 30)) {
+        int c = (int)std::min<int64_t>(n - at, 1 << 30);
+        MPI_Request req;
+        complete(&req, api.allreduce(MPI_IN_PLACE, buf + at, c, api.f32, op_of(op), api.world, &req),
+                 "MPI_Allreduce");
+    }
+    if (op == 1) frost__dist_scale(buf, n, 1.0f / (float)g_size);
+}
+
+void comm_loop() {
+    for (;;) {
+        Job j;
+        {
+            std::unique_lock<std::mutex> l(q_mu);
+            q_cv.wait(l, [] { return stopping || !queue.empty(); });
+            if (queue.empty()) return;
+            j = queue.front();
+        }
+        double t0 = now();
+        {
+            InMpi in("MPI_Allreduce of a gradient bucket");
+            reduce(j.buf, j.n, j.op);
+        }
+        comm_total = comm_total + (now() - t0);
+        {
+            std::lock_guard<std::mutex> l(q_mu);
+            queue.pop_front();
+            done++;
+        }
+        q_cv.notify_all();
+    }
+}
+
+// Blocking collectives of the main thread run after the queued ones, in program order.
+void drain() {
+    std::unique_lock<std::mutex> l(q_mu);
+    q_cv.wait(l, [] { return done == issued; });
+}
+
+int64_t env_int(const char* a, const char* b) {
+    const char* v = getenv(a);
+    if (!v) v = getenv(b);
+    return v ? atoll(v) : -1;
+}
+
+void* load_mpi() {
+    std::string tried;
+    const char* own = getenv("FROST_MPI_LIB");
+    const char* prefix = getenv("OPAL_PREFIX");
+    std::string names[] = {own ? own : "", prefix ? std::string(prefix) + "/lib/libmpi.so.40" : "",
+                           "libmpi.so.40", "libmpi.so"};
+    for (auto& name : names) {
+        if (name.empty()) continue;
+        void* h = dlopen(name.c_str(), RTLD_NOW | RTLD_GLOBAL);
+        if (h) return h;
+        tried += std::string("\n  ") + dlerror();
+    }
+    last_error = "cannot load Open MPI's libmpi (set FROST_MPI_LIB to its path):" + tried;
+    return nullptr;
+}
+
+template <class T>
+bool sym(void* h, T& out, const char* name) {
+    out = (T)dlsym(h, name);
+    if (!out) last_error = std::string("libmpi has no symbol ") + name + " (not Open MPI 5?)";
+    return out != nullptr;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* frost__dist_error(void) { return last_error.c_str(); }
+
+int64_t frost__dist_init(void) {
+    if (g_active) return 0;
+    int64_t size = env_int("OMPI_COMM_WORLD_SIZE", "PMI_SIZE");
+    if (size <= 1) {   // no launcher, or a world of one: nothing to talk to
+        g_rank = 0;
+        g_size = 1;
+        return 0;
+    }
+    if (const char* t = getenv("FROST_DIST_TIMEOUT")) g_timeout = atof(t);
+    void* h = load_mpi();
+    if (!h) return -1;
+    bool ok = sym(h, api.init_thread, "MPI_Init_thread") && sym(h, api.finalize, "MPI_Finalize") &&
+              sym(h, api.finalized, "MPI_Finalized") && sym(h, api.comm_rank, "MPI_Comm_rank") &&
+              sym(h, api.comm_size, "MPI_Comm_size") &&
+              sym(h, api.set_errhandler, "MPI_Comm_set_errhandler") &&
+              sym(h, api.error_string, "MPI_Error_string") && sym(h, api.barrier, "MPI_Ibarrier") &&
+              sym(h, api.allreduce, "MPI_Iallreduce") && sym(h, api.bcast, "MPI_Ibcast") &&
+              sym(h, api.allgather, "MPI_Iallgather") && sym(h, api.test, "MPI_Test") && sym(h, api.abort, "MPI_Abort") &&
+              sym(h, api.world, "ompi_mpi_comm_world") && sym(h, api.f32, "ompi_mpi_float") &&
+              sym(h, api.sum, "ompi_mpi_op_sum") && sym(h, api.max, "ompi_mpi_op_max") &&
+              sym(h, api.min, "ompi_mpi_op_min") &&
+              sym(h, api.errors_return, "ompi_mpi_errors_return");
+    if (!ok) return -1;
+    int provided = 0;
+    int rc = api.init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+    if (rc != MPI_SUCCESS) {
+        last_error = "MPI_Init_thread failed";
+        return -1;
+    }
+    if (provided < MPI_THREAD_SERIALIZED) {
+        last_error = "Open MPI gives no MPI_THREAD_SERIALIZED support";
+        return -1;
+    }
+    api.set_errhandler(api.world, api.errors_return);
+    int r = 0, s = 1;
+    api.comm_rank(api.world, &r);
+    api.comm_size(api.world, &s);
+    g_rank = r;
+    g_size = s;
+    g_active = true;
+    comm_thread = std::thread(comm_loop);
+    watchdog = std::thread(watch);
+    watchdog.detach();
+    atexit(frost__dist_finalize);   // a normal end of main; a runtime error _exits without it
+    return 0;
+}
+
+int64_t frost__dist_rank(void) { return g_rank; }
+int64_t frost__dist_world_size(void) { return g_size; }
+int64_t frost__dist_active(void) { return g_active ? 1 : 0; }
+
+void frost__dist_barrier(void) {
+    if (!g_active) return;
+    drain();
+    InMpi in("MPI_Barrier");
+    MPI_Request req;
+    complete(&req, api.barrier(api.world, &req), "MPI_Barrier");
+}
+
+void frost__dist_all_reduce(float* buf, int64_t n, int64_t op) {
+    if (!g_active) return;
+    drain();
+    InMpi in("MPI_Allreduce");
+    reduce(buf, n, op);
+}
+
+void frost__dist_broadcast(float* buf, int64_t n, int64_t root) {
+    if (!g_active) return;
+    drain();
+    InMpi in("MPI_Bcast");
+    for (int64_t at = 0; at < n; at += (1 << 30)) {
+        int c = (int)std::min<int64_t>(n - at, 1 << 30);
+        MPI_Request req;
+        complete(&req, api.bcast(buf + at, c, api.f32, (int)root, api.world, &req), "MPI_Bcast");
+    }
+}
+
+void frost__dist_all_gather(const float* send, int64_t n, float* recv) {
+    if (!g_active) {
+        memcpy(recv, send, sizeof(float) * n);
+        return;
+    }
+    drain();
+    InMpi in("MPI_Allgather");
+    MPI_Request req;
+    complete(&req, api.allgather(send, (int)n, api.f32, recv, (int)n, api.f32, api.world, &req),
+             "MPI_Allgather");
+}
+
+int64_t frost__dist_start(float* buf, int64_t n, int64_t op) {
+    std::lock_guard<std::mutex> l(q_mu);
+    int64_t h = issued++;
+    if (!g_active) {   // a world of one: the sum is the buffer itself
+        done++;
+        return h;
+    }
+    queue.push_back(Job{buf, n, op});
+    q_cv.notify_all();
+    return h;
+}
+
+void frost__dist_wait(int64_t handle) {
+    double t0 = now();
+    std::unique_lock<std::mutex> l(q_mu);
+    q_cv.wait(l, [handle] { return done > handle; });
+    wait_total = wait_total + (now() - t0);
+}
+
+double frost__dist_wait_seconds(void) { return wait_total; }
+double frost__dist_comm_seconds(void) { return comm_total; }
+
+void frost__dist_copy(float* dst, int64_t doff, const float* src, int64_t soff, int64_t n) {
+    memcpy(dst + doff, src + soff, sizeof(float) * n);
+}
+
+void frost__dist_scale(float* buf, int64_t n, float s) {
+    for (int64_t i = 0; i < n; i++) buf[i] *= s;
+}
+
+void frost__dist_finalize(void) {
+    if (!g_active || g_finalized) return;
+    g_finalized = true;
+    drain();
+    {
+        std::lock_guard<std::mutex> l(q_mu);
+        stopping = true;
+    }
+    q_cv.notify_all();
+    comm_thread.join();
+    std::lock_guard<std::mutex> l(mpi_mu);
+    api.finalize();
+}
+
+void frost__dist_abort(int64_t code, const char* msg) {
+    fprintf(stderr, "frost/distributed: rank %lld: %s\n", (long long)g_rank, msg);
+    fflush(stderr);
+    if (g_active) api.abort(api.world, (int)code);
+    _exit((int)code);
+}
+
+}  // extern "C"
