@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import NsmError
-from .resnet import _fail_log, _kv, run_process
+from .resnet import _kv, run_side
 
 DRIVER = Path(__file__).parent / "drivers" / "gpt.nv"
 TEXT = Path(__file__).parents[2] / "packages" / "frost" / "data" / "tinyshakespeare" / "input.txt"
@@ -121,22 +121,15 @@ def run(o: Options, echo=print) -> dict:
                OMP_WAIT_POLICY="passive")
     echo(f"frost: GPT {o.n_layer} layers, {o.n_head} heads, {o.n_embd} dims, context "
          f"{o.block_size}, batch {o.batch}: {o.warmup} warm-up + {o.steps} steps, {o.threads} threads")
-    rc, wall, rss = run_process([str(exe), str(out / "config.txt")], env, out / "frost.log")
-    if rc != 0 or not (out / "frost.json").exists():
-        raise _fail_log("the Frost run", out / "frost.log")
-    results = {"frost": dict(json.loads((out / "frost.json").read_text()), peak_rss_bytes=rss,
-                             process_wall_s=wall, compile_s=compile_s)}
+    results = {"frost": dict(run_side("frost", [str(exe), str(out / "config.txt")], env, out),
+                             compile_s=compile_s)}
     if "torch" in o.compare:
         echo("torch: same weights, batches, optimizer, schedule and threads")
         env_t = dict(os.environ, OMP_NUM_THREADS=str(o.threads), OMP_WAIT_POLICY="passive")
         env_t["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parents[2]),
                                                env_t.get("PYTHONPATH", "")])
         cmd = [sys.executable, "-m", "nsm.bench.gpt_torch", str(out / "config.json")]
-        rc, wall, rss = run_process(cmd, env_t, out / "torch.log")
-        if rc != 0 or not (out / "torch.json").exists():
-            raise _fail_log("the PyTorch run", out / "torch.log")
-        results["torch"] = dict(json.loads((out / "torch.json").read_text()), peak_rss_bytes=rss,
-                                process_wall_s=wall)
+        results["torch"] = run_side("torch", cmd, env_t, out)
     rep = build_report(o, cfg, results)
     tmp = out / "report.json.tmp"
     tmp.write_text(json.dumps(rep, indent=1, default=str))
@@ -189,11 +182,8 @@ def plot(rep: dict, path: Path) -> None:
     c = rep["config"]
     fig.suptitle(f"char GPT {c['n_layer']}x{c['n_embd']}, context {c['block_size']}, batch "
                  f"{c['batch']}, {c['threads']} threads, Tiny Shakespeare")
-    fig.tight_layout()
-    tmp = path.with_name(path.name + ".tmp.png")
-    fig.savefig(tmp, dpi=90)
-    plt.close(fig)
-    os.replace(tmp, path)
+    from .report import save_figure
+    save_figure(fig, path)
 
 
 def print_table(rep: dict, out: Path) -> None:

@@ -153,6 +153,12 @@ def plot(rep: dict, path: Path) -> None:
     ax2.set_ylabel("images/s")
     data = "synthetic data" if rep["data"]["synthetic"] else "CIFAR-10"
     fig.suptitle(f"{rep['benchmark']}, batch {batch}, {rep['environment']['threads']} threads, {data}")
+    save_figure(fig, path)
+
+
+def save_figure(fig, path: Path) -> None:
+    """Write a matplotlib figure to path as PNG (atomically) and close it."""
+    import matplotlib.pyplot as plt
     fig.tight_layout()
     tmp = path.with_name(path.name + ".tmp.png")
     fig.savefig(tmp, dpi=90)

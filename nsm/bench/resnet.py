@@ -124,6 +124,17 @@ def vm_hwm(pid: int) -> int:
     return 0
 
 
+def run_side(name: str, cmd: list[str], env: dict, out: Path) -> dict:
+    """Run one system of a side-by-side benchmark (its output in OUT/NAME.log); its
+    OUT/NAME.json with the process's peak RSS and wall time added. Errors: NsmError with the log's
+    tail when it fails or writes no JSON."""
+    log, result = out / f"{name}.log", out / f"{name}.json"
+    rc, wall, rss = run_process(cmd, env, log)
+    if rc != 0 or not result.exists():
+        raise _fail_log(f"the {'Frost' if name == 'frost' else 'PyTorch'} run", log)
+    return dict(json.loads(result.read_text()), peak_rss_bytes=rss, process_wall_s=wall)
+
+
 def _fail_log(what: str, log: Path) -> NsmError:
     tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
     return NsmError(f"{what} failed (log: {log}):\n{tail.rstrip()}")
@@ -185,11 +196,8 @@ def run(o: Options, echo=print) -> dict:
         (out / stale).unlink(missing_ok=True)
     echo(f"frost: {o.model}, {o.warmup} warm-up + {o.steps} steps at batch {o.batch}, "
          f"{o.threads} threads")
-    rc, wall, rss = run_process([str(exe), str(out / "config.txt")], env, out / "frost.log")
-    if rc != 0 or not (out / "frost.json").exists():
-        raise _fail_log("the Frost run", out / "frost.log")
-    results = {"frost": dict(json.loads((out / "frost.json").read_text()), peak_rss_bytes=rss,
-                             process_wall_s=wall, compile_s=compile_s)}
+    results = {"frost": dict(run_side("frost", [str(exe), str(out / "config.txt")], env, out),
+                             compile_s=compile_s)}
     if "torch" in o.compare:
         echo("torch: same weights, batches, optimizer and threads")
         cmd = [sys.executable, "-m", "nsm.bench.torch_side", str(out / "config.json")]
@@ -198,11 +206,7 @@ def run(o: Options, echo=print) -> dict:
             env_t["OMP_WAIT_POLICY"] = o.omp_wait_policy
         env_t["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parents[2]),
                                                env_t.get("PYTHONPATH", "")])
-        rc, wall, rss = run_process(cmd, env_t, out / "torch.log")
-        if rc != 0 or not (out / "torch.json").exists():
-            raise _fail_log("the PyTorch run", out / "torch.log")
-        results["torch"] = dict(json.loads((out / "torch.json").read_text()), peak_rss_bytes=rss,
-                                process_wall_s=wall)
+        results["torch"] = run_side("torch", cmd, env_t, out)
     rep = report.build(o, cfg, files, results, gpu, per_epoch)
     report.write(rep, out)
     return rep
