@@ -11,7 +11,6 @@
 #include <map>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 #include "neve_rt.h"
@@ -24,7 +23,7 @@ struct Block { size_t size; nvcuda::Stream stream; };
 
 struct Pool {
     std::mutex mu;
-    std::unordered_map<void*, Block> live;
+    std::map<uintptr_t, Block> live;        // by address, for nv_cuda_owns of interior pointers
     std::map<std::pair<nvcuda::Stream, size_t>, std::vector<void*>> cached;
     int64_t allocated = 0, reserved = 0, since_gc = 0, peak = 0;
 } g_pool;
@@ -65,7 +64,7 @@ void* take_cached(size_t size, nvcuda::Stream s) {   // with g_pool.mu held
 }
 
 void note_live(void* p, size_t size, nvcuda::Stream s) {   // with g_pool.mu held
-    g_pool.live[p] = Block{size, s};
+    g_pool.live[(uintptr_t)p] = Block{size, s};
     g_pool.allocated += (int64_t)size;
     if (g_pool.allocated > g_pool.peak) g_pool.peak = g_pool.allocated;
 }
@@ -117,11 +116,20 @@ void* nv_cuda_alloc(int64_t bytes) {
 void nv_cuda_free(void* p) {
     if (!p || !nv_cuda_active()) return;
     std::lock_guard<std::mutex> lock(g_pool.mu);
-    auto it = g_pool.live.find(p);
+    auto it = g_pool.live.find((uintptr_t)p);
     if (it == g_pool.live.end()) return;   // not ours: never handed out by nv_cuda_alloc
     g_pool.allocated -= (int64_t)it->second.size;
     g_pool.cached[{it->second.stream, it->second.size}].push_back(p);
     g_pool.live.erase(it);
+}
+
+bool nv_cuda_owns(const void* p) {
+    if (!p || !nv_cuda_active()) return false;
+    std::lock_guard<std::mutex> lock(g_pool.mu);
+    auto it = g_pool.live.upper_bound((uintptr_t)p);
+    if (it == g_pool.live.begin()) return false;
+    --it;
+    return (uintptr_t)p < it->first + it->second.size;
 }
 
 int64_t nv_cuda_memory_allocated(void) {

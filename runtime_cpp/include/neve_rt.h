@@ -483,6 +483,7 @@ int64_t nv_cuda_memory_allocated(void);  /* bytes in live blocks (size classes) 
 int64_t nv_cuda_memory_reserved(void);   /* live and cached bytes held from the driver */
 int64_t nv_cuda_max_memory_allocated(void);
 void nv_cuda_empty_cache(void);          /* cached blocks back to the driver */
+bool nv_cuda_owns(const void* p);        /* p lies in a live block of the allocator */
 /* Events for timing on the calling thread's stream: a handle, and the milliseconds between
  * two recorded events (waits for the later one). */
 void* nv_cuda_event_record(void);
