@@ -51,7 +51,7 @@ def test_training_step_on_cuda_matches_cpu(fake, tmp_path, mode):
         np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-7)
     calls = log.read_text().splitlines()
     # the ops ran as kernels on the device, through allocations of the caching allocator
-    assert sum(c.startswith("launch") for c in calls) > 50
+    assert sum(c.startswith("launch") for c in calls) > 30
     assert any(c.startswith("alloc") for c in calls) and "free" not in calls
 
 
