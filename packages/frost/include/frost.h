@@ -26,6 +26,10 @@ int64_t frost__c_cuda_memory_allocated(void);
 int64_t frost__c_cuda_memory_reserved(void);
 int64_t frost__c_cuda_max_memory_allocated(void);
 void frost__c_cuda_empty_cache(void);
+// An event recorded on the calling thread's stream (0 without a GPU), and the milliseconds
+// between two (waits for the later one; 0.0 for a 0 event).
+int64_t frost__c_cuda_event_record(void);
+double frost__c_cuda_event_elapsed_ms(int64_t start, int64_t end);
 // Collector statistics for memory tests: the heap size in bytes.
 int64_t frost__c_heap_size(void);
 // Resident set size of the process in bytes (/proc/self/statm).
