@@ -77,6 +77,14 @@ def test_caching_allocator_reuses_blocks_per_stream(glue):
     assert lines.count("free") == 2
 
 
+def test_device_bytes_trigger_a_collection(glue):
+    # allocations through a cached block count too: no collection in the first 40 MiB, one
+    # once 64 MiB have been handed out since the last
+    p = run(glue, "pressure")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "1 1\n"
+
+
 def test_events_time_the_stream(glue):
     p = run(glue, "events")
     assert p.returncode == 0, p.stderr

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <pthread.h>
+#include <gc.h>
 #include "neve_rt.h"
 
 static const char PTX[] = "// fake module\n.entry add_one\n";
@@ -70,6 +71,14 @@ int main(int argc, char** argv) {
         nv_cuda_free(c);
         nv_cuda_empty_cache();
         printf("%lld %lld\n", (long long)nv_cuda_memory_allocated(), (long long)nv_cuda_memory_reserved());
+        return 0;
+    }
+    if (!strcmp(what, "pressure")) {   /* device bytes the collector cannot see trigger it */
+        GC_word before = GC_get_gc_no();
+        for (int i = 0; i < 20; i++) nv_cuda_free(nv_cuda_alloc(2 << 20));   /* 40 MiB in all */
+        GC_word reused = GC_get_gc_no();
+        for (int i = 0; i < 20; i++) nv_cuda_alloc(2 << 20);                 /* 80 MiB in all */
+        printf("%d %d\n", reused == before, GC_get_gc_no() > reused);
         return 0;
     }
     if (!strcmp(what, "events")) {
