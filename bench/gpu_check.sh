@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
-# GPU check for issue 7, for when a machine with an NVIDIA GPU is at hand (a few minutes):
+# GPU check (issues 7 and 19), for when a machine with an NVIDIA GPU is at hand; the whole run
+# is bounded by GPU_CHECK_TIMEOUT seconds (default 290, inside a 5-minute device call):
 #   1. nsm doctor (toolchain, ptxas, libdevice, GPU, driver, compute capability);
-#   2. every kernel test with CI=true (ptxas must be present; nothing may skip for want of it),
-#      including the GPU execution tests that CI skips;
-#   3. the golden kernel programs run by their executables on the GPU back end;
-#   4. saxpy and reduction bandwidth as fractions of the device's copy bandwidth.
-# Fails fast, with the reason, when no GPU is usable. Results also go to bench/out/gpu/.
+#   2. the kernel tests and Frost's device tests with CI=true (nothing may skip), including
+#      the GPU execution tests that CI skips;
+#   3. MNIST MLP and CNN on cuda for 1 epoch against the CPU run (accuracy within 0.5 points);
+#   4. nsm bench resnet18 --device cuda --steps 50, against torch on the same GPU when a CUDA
+#      torch is importable (its version is recorded), else against the CPU figures;
+#   5. saxpy and reduction bandwidth as fractions of device-to-device copy bandwidth, and one
+#      AdamW step's bandwidth through Frost (bench/gpu/adamw.nv, CUDA events).
+# Fails fast, with the reason, when no GPU is usable. Results go to bench/out/gpu/ ($OUT).
+# On a lent machine without a venv: PY=python3 with the carried build, see bench/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}
 [ -x "$PY" ] || PY=python3
 OUT=${OUT:-bench/out/gpu}
 mkdir -p "$OUT"
+if [ -z "${GPU_CHECK_INNER:-}" ]; then
+    GPU_CHECK_INNER=1 exec timeout --kill-after=10 "${GPU_CHECK_TIMEOUT:-290}" "$0" "$@"
+fi
+NSM=("$PY" -m nsm.cli)
+T0=$(date +%s)
+stamp() { echo "== [$(( $(date +%s) - T0 )) s] $*"; }
 
 "$PY" - <<'PYEOF' || { echo "gpu_check: no usable GPU; nothing checked" >&2; exit 2; }
 import sys
@@ -24,16 +35,46 @@ if g is None:
 print(f"gpu_check: using {g.name()}")
 PYEOF
 
-echo "== nsm doctor"
-"$PY" -m nsm.cli doctor | tee "$OUT/doctor.txt"
+stamp "nsm doctor"
+"${NSM[@]}" doctor | tee "$OUT/doctor.txt"
 
-echo "== kernel tests (CI=true: ptxas required; GPU tests must run, not skip)"
-CI=true "$PY" -m pytest -q -rs tests/kernels "$@" | tee "$OUT/tests.txt"
-if grep -q "SKIPPED.*test_gpu" "$OUT/tests.txt"; then
-    echo "gpu_check: GPU tests were skipped" >&2
+stamp "kernel and Frost device tests (CI=true: ptxas required; GPU tests must run, not skip)"
+CI=true "$PY" -m pytest -q -rs tests/kernels tests/frost/test_device.py "$@" | tee "$OUT/tests.txt"
+if grep -qE "SKIPPED.*(test_gpu|test_device|test_frost_ptx)" "$OUT/tests.txt"; then
+    echo "gpu_check: tests were skipped" >&2
     exit 1
 fi
 
-echo "== bandwidth (saxpy, reduction) vs cuMemcpyDtoD"
+stamp "MNIST MLP and CNN, 1 epoch, cuda vs cpu"
+for ex in mnist_mlp mnist_cnn; do
+    for dev in cpu cuda; do
+        "${NSM[@]}" run --release "packages/frost/examples/$ex.nv" epochs=1 device=$dev \
+            | tee "$OUT/$ex.$dev.txt"
+    done
+done
+"$PY" - "$OUT" <<'PYEOF'
+import re, sys
+from pathlib import Path
+out, ok = Path(sys.argv[1]), True
+for ex in ("mnist_mlp", "mnist_cnn"):
+    acc = {d: float(re.search(r"summary .* test_accuracy ([\d.]+)%", (out / f"{ex}.{d}.txt").read_text())[1])
+           for d in ("cpu", "cuda")}
+    good = abs(acc["cuda"] - acc["cpu"]) <= 0.5
+    ok &= good
+    print(f"{ex}: cpu {acc['cpu']:.2f}%  cuda {acc['cuda']:.2f}%  {'ok' if good else 'DIFFERS'}")
+sys.exit(0 if ok else 1)
+PYEOF
+
+stamp "nsm bench resnet18 --device cuda --steps 50"
+CMP=()
+if "$PY" -c "import torch, sys; print('torch', torch.__version__); sys.exit(0 if torch.cuda.is_available() else 1)" \
+        | tee "$OUT/torch_version.txt"; then
+    CMP=(--compare torch)
+fi
+"${NSM[@]}" bench resnet18 --device cuda --steps 50 --warmup 3 "${CMP[@]}" --out "$OUT/resnet18" \
+    | tee "$OUT/resnet18.txt"
+
+stamp "bandwidth (saxpy, reduction, Frost AdamW) vs cuMemcpyDtoD"
 "$PY" bench/gpu_bench.py --n "${N:-50000000}" --json "$OUT/bandwidth.json" | tee "$OUT/bandwidth.txt"
-echo "gpu_check: all passed; results in $OUT/"
+NEVE_DEVICE=cuda "${NSM[@]}" run --release bench/gpu/adamw.nv "${ADAMW_N:-16000000}" | tee "$OUT/adamw.txt"
+stamp "gpu_check: all passed; results in $OUT/"

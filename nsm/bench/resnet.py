@@ -36,6 +36,7 @@ class Options:
     warmup: int = 3
     batch: int = 32
     threads: int = 2
+    device: str = "cpu"
     seed: int = 0
     data_dir: str | None = None
     epochs: int = 0
@@ -80,7 +81,7 @@ def _config(o: Options, files: data.CifarFiles, out: Path, eval_every: int) -> d
                 flip=o.flip, mean=list(mean), std=list(std), optimizer=o.optimizer, lr=o.lr,
                 momentum=o.momentum, nesterov=o.nesterov, weight_decay=o.weight_decay,
                 beta1=o.beta1, beta2=o.beta2, eps=o.eps, eval_every=eval_every,
-                threads=o.threads, channels_last=o.channels_last, out=str(out))
+                threads=o.threads, channels_last=o.channels_last, device=o.device, out=str(out))
 
 
 def _kv(cfg: dict) -> str:

@@ -27,6 +27,8 @@ def main(config_path: str) -> None:
     torch.manual_seed(cfg["seed"])
     model = build(cfg["model"])
     load_safetensors(model, out / "init.safetensors")
+    dev = torch.device(cfg.get("device", "cpu"))
+    model = model.to(dev)
     if cfg["channels_last"]:
         model = model.to(memory_format=torch.channels_last)
     model.train()
@@ -53,7 +55,7 @@ def main(config_path: str) -> None:
                 x = ti[s:s + cfg["batch"]].astype(np.float32) * np.float32(1.0 / 255.0)
                 z = np.zeros(len(x), np.int64)
                 xt = torch.from_numpy(data.crop_flip_normalize(x, z, z, z, 0, mean, std))
-                pred = model(xt).argmax(1).numpy()
+                pred = model(xt.to(dev)).argmax(1).cpu().numpy()
                 correct += int((pred == tl[s:s + cfg["batch"]]).sum())
         model.train()
         return correct / max(len(tl), 1)
@@ -70,7 +72,7 @@ def main(config_path: str) -> None:
         if cfg["channels_last"]:
             xt = xt.to(memory_format=torch.channels_last)
         t1 = time.perf_counter()
-        loss = torch.nn.functional.cross_entropy(model(xt), torch.from_numpy(y))
+        loss = torch.nn.functional.cross_entropy(model(xt.to(dev)), torch.from_numpy(y).to(dev))
         loss.backward()
         opt.step()
         opt.zero_grad()

@@ -21,6 +21,7 @@
 #include <vector>
 #include "neve_rt.h"
 #include "error/panic.h"
+#include "cuda/driver.h"
 
 namespace {
 
@@ -32,6 +33,7 @@ typedef struct CUmod_st* CUmodule;
 typedef struct CUfunc_st* CUfunction;
 typedef struct CUstream_st* CUstream;
 typedef unsigned long long CUdeviceptr;
+typedef struct CUevent_st* CUevent;
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr unsigned CU_STREAM_NON_BLOCKING = 1;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
@@ -55,8 +57,12 @@ struct Driver {
                              unsigned, unsigned, CUstream, void**, void**);
     CUresult (*MemAlloc)(CUdeviceptr*, size_t);
     CUresult (*MemFree)(CUdeviceptr);
-    CUresult (*MemsetD8)(CUdeviceptr, unsigned char, size_t);
+    CUresult (*MemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
     CUresult (*MemcpyAsync)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
+    CUresult (*EventCreate)(CUevent*, unsigned);
+    CUresult (*EventRecord)(CUevent, CUstream);
+    CUresult (*EventSynchronize)(CUevent);
+    CUresult (*EventElapsedTime)(float*, CUevent, CUevent);
     CUresult (*GetErrorName)(CUresult, const char**);
     CUresult (*GetErrorString)(CUresult, const char**);
 };
@@ -66,6 +72,9 @@ bool g_active = false;
 CUcontext g_ctx = nullptr;
 bool g_sync_each = false;            // NEVE_CUDA_SYNC=1: wait after each launch (exact blame)
 std::once_flag g_once;
+// Present only in the fake driver of the tests (tests/kernels/c/fake_cuda.c), which runs each
+// kernel through its CPU-back-end twin, registered here by entry name.
+void (*g_register_twin)(const char* entry, void* cpu) = nullptr;
 
 bool load_symbols(void* lib) {
     struct Entry { void** slot; const char* name; };
@@ -84,8 +93,12 @@ bool load_symbols(void* lib) {
         {(void**)&g_cu.LaunchKernel, "cuLaunchKernel"},
         {(void**)&g_cu.MemAlloc, "cuMemAlloc_v2"},
         {(void**)&g_cu.MemFree, "cuMemFree_v2"},
-        {(void**)&g_cu.MemsetD8, "cuMemsetD8_v2"},
+        {(void**)&g_cu.MemsetD8Async, "cuMemsetD8Async"},
         {(void**)&g_cu.MemcpyAsync, "cuMemcpyAsync"},
+        {(void**)&g_cu.EventCreate, "cuEventCreate"},
+        {(void**)&g_cu.EventRecord, "cuEventRecord"},
+        {(void**)&g_cu.EventSynchronize, "cuEventSynchronize"},
+        {(void**)&g_cu.EventElapsedTime, "cuEventElapsedTime_v2"},
         {(void**)&g_cu.GetErrorName, "cuGetErrorName"},
         {(void**)&g_cu.GetErrorString, "cuGetErrorString"},
     };
@@ -110,6 +123,7 @@ void init_once() {
     if (ordinal < 0) return;
     void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib || !load_symbols(lib)) return;
+    g_register_twin = (void (*)(const char*, void*))dlsym(lib, "fake_cuda_register_twin");
     int count = 0;
     CUdevice dev = 0;
     if (g_cu.Init(0) != CUDA_SUCCESS || g_cu.DeviceGetCount(&count) != CUDA_SUCCESS ||
@@ -229,43 +243,45 @@ CUfunction kernel_function(const nv_kernel* k) {
                         "' in its PTX: " + describe(r);
         rt_die(m.data(), m.size(), false);
     }
+    if (g_register_twin && k->cpu) g_register_twin(k->entry, (void*)k->cpu);
     g_cache.functions.emplace(k, f);
     return f;
 }
 
 }  // namespace
 
+// The raw driver calls behind the caching allocator (alloc.cpp; driver.h).
+namespace nvcuda {
+
+Stream current_stream() { return (Stream)thread_stream(); }
+
+int raw_alloc(void** p, size_t bytes) {
+    CUdeviceptr d = 0;
+    CUresult r = g_cu.MemAlloc(&d, bytes);
+    *p = (void*)(uintptr_t)d;
+    return r;
+}
+
+void raw_free(void* p) {
+    CUresult r = g_cu.MemFree((CUdeviceptr)(uintptr_t)p);
+    if (r != CUDA_SUCCESS) fail_async(r, "while freeing GPU memory");
+}
+
+void zero_async(void* p, size_t bytes, Stream s) {
+    CUresult r = g_cu.MemsetD8Async((CUdeviceptr)(uintptr_t)p, 0, bytes, (CUstream)s);
+    if (r == CUDA_SUCCESS) r = g_cu.StreamSynchronize((CUstream)s);
+    if (r != CUDA_SUCCESS) fail_async(r, "while zeroing new GPU memory");
+}
+
+std::string error_text(int r) { return describe(r); }
+
+}  // namespace nvcuda
+
 extern "C" {
 
 bool nv_cuda_active(void) {
     std::call_once(g_once, init_once);
     return g_active;
-}
-
-void* nv_cuda_alloc(int64_t bytes) {
-    need_active("device_buffer");
-    if (bytes <= 0) return nullptr;
-    thread_stream();
-    CUdeviceptr p = 0;
-    CUresult r = g_cu.MemAlloc(&p, (size_t)bytes);
-    if (r != CUDA_SUCCESS) {
-        std::string m = "cannot allocate " + std::to_string(bytes) + " bytes of GPU memory: " +
-                        describe(r);
-        rt_die(m.data(), m.size(), false);
-    }
-    // The synchronous memset runs on the legacy stream, which our non-blocking streams do not
-    // wait for: wait for it here so every thread's later launches see zeros.
-    r = g_cu.MemsetD8(p, 0, (size_t)bytes);
-    if (r == CUDA_SUCCESS) r = g_cu.StreamSynchronize(nullptr);
-    if (r != CUDA_SUCCESS) fail_async(r, "while zeroing new GPU memory");
-    return (void*)(uintptr_t)p;
-}
-
-void nv_cuda_free(void* p) {
-    if (!p || !nv_cuda_active()) return;
-    thread_stream();   // a finalizer thread has no current context yet
-    CUresult r = g_cu.MemFree((CUdeviceptr)(uintptr_t)p);
-    if (r != CUDA_SUCCESS) fail_async(r, "while freeing GPU memory");
 }
 
 void nv_cuda_copy(void* dst, const void* src, int64_t bytes) {
@@ -322,6 +338,24 @@ void nv_cuda_launch(const nv_kernel* k, void** args, const int64_t grid[3],
     t_cu.last_kernel = k->name;
     t_cu.last_site = site;
     if (g_sync_each) nv_cuda_sync();
+}
+
+void* nv_cuda_event_record(void) {
+    need_active("event");
+    CUevent e = nullptr;
+    CUresult r = g_cu.EventCreate(&e, 0);
+    if (r == CUDA_SUCCESS) r = g_cu.EventRecord(e, thread_stream());
+    if (r != CUDA_SUCCESS) fail_async(r, "at an event record");
+    return e;
+}
+
+double nv_cuda_event_elapsed_ms(void* start, void* end) {
+    need_active("event");
+    float ms = 0;
+    CUresult r = g_cu.EventSynchronize((CUevent)end);
+    if (r == CUDA_SUCCESS) r = g_cu.EventElapsedTime(&ms, (CUevent)start, (CUevent)end);
+    if (r != CUDA_SUCCESS) fail_async(r, "at an event synchronization");
+    return ms;
 }
 
 void nv_cuda_sync(void) {

@@ -478,8 +478,18 @@ typedef struct nv_kernel {
 /* A GPU is in use: libcuda.so.1 loads, cuInit succeeds, a device exists, NEVE_DEVICE is not
  * "cpu" (NEVE_DEVICE=cuda:N picks device N). Decided once, thread-safe. LLVM: `i1 zeroext`. */
 bool nv_cuda_active(void);
-void* nv_cuda_alloc(int64_t bytes);      /* zeroed device memory; bytes <= 0 gives NULL */
-void nv_cuda_free(void* p);              /* NULL is ignored */
+/* Zeroed device memory from the caching allocator (cuda/alloc.cpp); bytes <= 0 gives NULL. */
+void* nv_cuda_alloc(int64_t bytes);
+void nv_cuda_free(void* p);              /* to the allocator's cache; NULL is ignored */
+int64_t nv_cuda_memory_allocated(void);  /* bytes in live blocks (size classes) */
+int64_t nv_cuda_memory_reserved(void);   /* live and cached bytes held from the driver */
+int64_t nv_cuda_max_memory_allocated(void);
+void nv_cuda_empty_cache(void);          /* cached blocks back to the driver */
+bool nv_cuda_owns(const void* p);        /* p lies in a live block of the allocator */
+/* Events for timing on the calling thread's stream: a handle, and the milliseconds between
+ * two recorded events (waits for the later one). */
+void* nv_cuda_event_record(void);
+double nv_cuda_event_elapsed_ms(void* start, void* end);
 /* Copies bytes in any direction (unified addressing) after the calling thread's launches. */
 void nv_cuda_copy(void* dst, const void* src, int64_t bytes);
 /* Launch k with args[i] pointing at parameter i's value; grid/block dimensions (a zero grid

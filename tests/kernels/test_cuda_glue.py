@@ -66,6 +66,32 @@ def test_alloc_copy_launch_roundtrip(glue):
     assert lines.count("free") == 2
 
 
+def test_caching_allocator_reuses_blocks_per_stream(glue):
+    p = run(glue, "cache")
+    assert p.returncode == 0, p.stderr
+    # 100 bytes -> a 512-byte class; freed, it stays reserved; 300 bytes reuse it, zeroed;
+    # 3 MiB rounds to 4 MiB; empty_cache gives everything back
+    assert p.stdout == ("512 512\n0 512\n1 0\n4194816 4194816\n0 0\n")
+    lines = log(glue, "cache")
+    assert [x for x in lines if x.startswith("alloc")] == ["alloc 512", "alloc 4194304"]
+    assert lines.count("free") == 2
+
+
+def test_device_bytes_trigger_a_collection(glue):
+    # allocations through a cached block count too: no collection in the first 40 MiB, one
+    # once 64 MiB have been handed out since the last
+    p = run(glue, "pressure")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "1 1\n"
+
+
+def test_events_time_the_stream(glue):
+    p = run(glue, "events")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "1.5\n"          # the fake clock advances 1.5 ms per record
+    assert log(glue, "events").count("event") == 2
+
+
 @pytest.mark.parametrize("scenario, message", [
     ("fault", "glue.nv:7:5: runtime error: GPU error in kernel 'fault' (launched at glue.nv:7:5"
               ", or an earlier launch of this thread) at a synchronization: "

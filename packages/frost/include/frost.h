@@ -18,6 +18,18 @@ float* frost__c_alloc(int64_t n);
 float* frost__c_alloc_uninit(int64_t n);
 void frost__c_copy(float* dst, const float* src, int64_t n);
 void frost__c_fill(float* dst, int64_t n, float v);
+// Device memory (issue 19), through the runtime's caching allocator (runtime_cpp/cuda/alloc.cpp):
+// whether p lies in a live device block, the allocator's statistics in bytes, empty_cache, and
+// timing events on the calling thread's stream. All are 0 / no-ops without a GPU in use.
+int32_t frost__c_on_device(const float* p);
+int64_t frost__c_cuda_memory_allocated(void);
+int64_t frost__c_cuda_memory_reserved(void);
+int64_t frost__c_cuda_max_memory_allocated(void);
+void frost__c_cuda_empty_cache(void);
+// An event recorded on the calling thread's stream (0 without a GPU), and the milliseconds
+// between two (waits for the later one; 0.0 for a 0 event).
+int64_t frost__c_cuda_event_record(void);
+double frost__c_cuda_event_elapsed_ms(int64_t start, int64_t end);
 // Collector statistics for memory tests: the heap size in bytes.
 int64_t frost__c_heap_size(void);
 // Resident set size of the process in bytes (/proc/self/statm).

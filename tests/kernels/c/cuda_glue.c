@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <pthread.h>
+#include <gc.h>
 #include "neve_rt.h"
 
 static const char PTX[] = "// fake module\n.entry add_one\n";
@@ -50,6 +51,40 @@ int main(int argc, char** argv) {
         pthread_join(t, 0);
         launch("add_one", PTX, "add_one", 0, 0, 0, 32, 0);       /* zero grid: nothing */
         launch("big", PTX, "add_one", 0, 0, 1, 32, 64 * 1024); /* opts in to 64 KiB */
+        nv_cuda_empty_cache();                                  /* the cached blocks go back */
+        return 0;
+    }
+    if (!strcmp(what, "cache")) {   /* the caching allocator: size classes, reuse, zeroing */
+        float one = 1;
+        float* a = nv_cuda_alloc(100);
+        nv_cuda_copy(a, &one, 4);
+        printf("%lld %lld\n", (long long)nv_cuda_memory_allocated(), (long long)nv_cuda_memory_reserved());
+        nv_cuda_free(a);
+        printf("%lld %lld\n", (long long)nv_cuda_memory_allocated(), (long long)nv_cuda_memory_reserved());
+        float* b = nv_cuda_alloc(300);                          /* same class: a's block */
+        float back = -1;
+        nv_cuda_copy(&back, b, 4);
+        printf("%d %g\n", a == b, back);
+        float* c = nv_cuda_alloc(3 << 20);                      /* large: 2 MiB rounding */
+        printf("%lld %lld\n", (long long)nv_cuda_memory_allocated(), (long long)nv_cuda_max_memory_allocated());
+        nv_cuda_free(b);
+        nv_cuda_free(c);
+        nv_cuda_empty_cache();
+        printf("%lld %lld\n", (long long)nv_cuda_memory_allocated(), (long long)nv_cuda_memory_reserved());
+        return 0;
+    }
+    if (!strcmp(what, "pressure")) {   /* device bytes the collector cannot see trigger it */
+        GC_word before = GC_get_gc_no();
+        for (int i = 0; i < 20; i++) nv_cuda_free(nv_cuda_alloc(2 << 20));   /* 40 MiB in all */
+        GC_word reused = GC_get_gc_no();
+        for (int i = 0; i < 20; i++) nv_cuda_alloc(2 << 20);                 /* 80 MiB in all */
+        printf("%d %d\n", reused == before, GC_get_gc_no() > reused);
+        return 0;
+    }
+    if (!strcmp(what, "events")) {
+        void* e0 = nv_cuda_event_record();
+        void* e1 = nv_cuda_event_record();
+        printf("%.1f\n", nv_cuda_event_elapsed_ms(e0, e1));
         return 0;
     }
     if (!strcmp(what, "fault")) {

@@ -1,8 +1,10 @@
 /* fake_cuda.c: a stand-in libcuda.so.1 on host memory, so the CUDA glue (runtime_cpp/cuda/) is
  * tested on machines without a GPU. It implements the driver entry points the glue looks up;
- * device memory is malloc'ed; every call is logged to $FAKE_CUDA_LOG; kernels named
- * "add_one" (float* y, int n) run on the host, "fault" makes the next synchronization fail with
- * CUDA_ERROR_ILLEGAL_ADDRESS (700), and PTX containing "BAD" is rejected as invalid (218). */
+ * device memory is malloc'ed; calls are logged to $FAKE_CUDA_LOG. Kernels run through their
+ * CPU-back-end twins, which the glue registers by entry name (fake_cuda_register_twin, a symbol
+ * the real driver lacks), block after block; without a twin, "add_one" (float* y, int n) runs
+ * on the host, "fault" makes the next synchronization fail with CUDA_ERROR_ILLEGAL_ADDRESS
+ * (700), and PTX containing "BAD" is rejected as invalid (218). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,24 @@
 
 typedef int CUresult;
 static int sticky;
+
+/* The nv_block of neve_rt.h: what a CPU twin reads for its indices and shared memory. */
+typedef struct { int64_t grid[3], block[3], idx[3]; void* smem; } nv_block;
+typedef void (*twin_fn)(void** args, const nv_block* b);
+static struct { char* entry; twin_fn cpu; } twins[4096];
+static int ntwins;
+
+void fake_cuda_register_twin(const char* entry, void* cpu) {
+    for (int i = 0; i < ntwins; i++)
+        if (strcmp(twins[i].entry, entry) == 0) return;
+    if (ntwins < 4096) { twins[ntwins].entry = strdup(entry); twins[ntwins++].cpu = (twin_fn)cpu; }
+}
+
+static twin_fn twin_of(const char* entry) {
+    for (int i = 0; i < ntwins; i++)
+        if (strcmp(twins[i].entry, entry) == 0) return twins[i].cpu;
+    return 0;
+}
 
 static void logf_(const char* fmt, long a, long b, long c) {
     const char* p = getenv("FAKE_CUDA_LOG");
@@ -54,7 +74,18 @@ CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned
     (void)s; (void)extra; (void)gy; (void)gz; (void)by; (void)bz;
     const char* name = f;
     logf_("launch %ld %ld %ld", (long)gx * gy * gz, (long)bx * by * bz, smem);
-    if (strcmp(name, "add_one") == 0) {
+    twin_fn cpu = twin_of(name);
+    if (cpu) {
+        nv_block b = {{gx, gy, gz}, {bx, by, bz}, {0, 0, 0}, 0};
+        b.smem = aligned_alloc(64, ((size_t)smem + 127) / 64 * 64);
+        for (int64_t z = 0; z < gz; z++)
+            for (int64_t y = 0; y < gy; y++)
+                for (int64_t x = 0; x < gx; x++) {
+                    b.idx[0] = x; b.idx[1] = y; b.idx[2] = z;
+                    cpu(args, &b);
+                }
+        free(b.smem);
+    } else if (strcmp(name, "add_one") == 0) {
         float* y = *(float**)args[0];
         int64_t n = *(int64_t*)args[1];
         for (int64_t i = 0; i < n; i++) y[i] += 1.0f;
@@ -67,8 +98,27 @@ CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned
 }
 CUresult cuMemAlloc_v2(uint64_t* p, size_t n) {
     if (n > ((size_t)1 << 40)) return 2;
+    logf_("alloc %ld", (long)n, 0, 0);
     *p = (uint64_t)(uintptr_t)malloc(n);
     memset((void*)(uintptr_t)*p, 0xAB, n);   /* garbage, which the glue must zero */
+    return 0;
+}
+CUresult cuMemsetD8Async(uint64_t p, unsigned char v, size_t n, void* s) {
+    (void)s;
+    memset((void*)(uintptr_t)p, v, n);
+    return sticky;
+}
+CUresult cuEventCreate(void** e, unsigned f) { (void)f; *e = calloc(1, sizeof(double)); return 0; }
+CUresult cuEventRecord(void* e, void* s) {
+    (void)s;
+    static double clock_ms;
+    *(double*)e = (clock_ms += 1.5);   /* a fake clock: 1.5 ms between records */
+    logf_("event", 0, 0, 0);
+    return 0;
+}
+CUresult cuEventSynchronize(void* e) { (void)e; return sticky; }
+CUresult cuEventElapsedTime_v2(float* ms, void* a, void* b) {
+    *ms = (float)(*(double*)b - *(double*)a);
     return 0;
 }
 CUresult cuMemFree_v2(uint64_t p) { free((void*)(uintptr_t)p); logf_("free", 0, 0, 0); return 0; }

@@ -1,0 +1,79 @@
+"""Frost tensors on "cuda" (issue 19) against the fake driver (tests/kernels/c/fake_cuda.c): it
+serves device memory from the host and runs each kernel through its CPU-back-end twin, so a
+training step on cuda must give the CPU path's numbers (to float rounding: the device GEMM and
+the atomic strided sums add in another order than OpenBLAS). Also the error paths: mixing devices,
+to("cuda") with no GPU, and the caching allocator's statistics."""
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from .helpers import HERE, NSM, run_nv
+
+DRIVER = HERE / "device_driver.nv"
+FAKE_C = HERE.parent / "kernels" / "c" / "fake_cuda.c"
+
+
+@pytest.fixture(scope="module")
+def fake(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("fake_cuda")
+    p = subprocess.run(["gcc", "-O1", "-shared", "-fPIC", str(FAKE_C), "-o",
+                        str(d / "libcuda.so.1")], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return d
+
+
+def on_cuda(fake: Path, log: Path) -> dict[str, str]:
+    return {"LD_LIBRARY_PATH": str(fake), "FAKE_CUDA_LOG": str(log), "NEVE_DEVICE": ""}
+
+
+def parse(out: str) -> list[tuple[str, str, np.ndarray]]:
+    rows = []
+    for line in out.splitlines():
+        m = re.fullmatch(r"(\w+) (cpu|cuda:0) \[(.*)\]", line)
+        if m:
+            rows.append((m[1], m[2], np.array([float(v) for v in m[3].split(", ")])))
+    return rows
+
+
+@pytest.mark.parametrize("mode", ["mlp", "attn"])
+def test_training_step_on_cuda_matches_cpu(fake, tmp_path, mode):
+    cpu = parse(run_nv(DRIVER, mode, "cpu", cwd=tmp_path, env={"NEVE_DEVICE": "cpu"}).stdout)
+    log = tmp_path / "calls.log"
+    gpu = parse(run_nv(DRIVER, mode, "cuda", cwd=tmp_path, env=on_cuda(fake, log)).stdout)
+    assert len(cpu) == len(gpu) >= 4
+    for (label, dev, want), (glabel, gdev, got) in zip(cpu, gpu):
+        assert (label, dev, glabel, gdev) == (label, "cpu", label, "cuda:0")
+        np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-7)
+    calls = log.read_text().splitlines()
+    # the ops ran as kernels on the device, through allocations of the caching allocator
+    assert sum(c.startswith("launch") for c in calls) > 30
+    assert any(c.startswith("alloc") for c in calls) and "free" not in calls
+
+
+def test_mixing_devices_names_both(fake, tmp_path):
+    e = dict(on_cuda(fake, tmp_path / "log"))
+    p = subprocess.run([NSM, "run", str(DRIVER), "mix"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=600, env={**__import__("os").environ, **e})
+    assert p.returncode == 1
+    assert "runtime error: assertion failed: add: tensors on cuda:0 and cpu" in p.stderr
+    assert "Traceback" not in p.stderr
+
+
+def test_to_cuda_without_a_gpu_is_an_error_with_a_hint(tmp_path):
+    import os
+    p = subprocess.run([NSM, "run", str(DRIVER), "mix"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=600, env=dict(os.environ, NEVE_DEVICE="cpu"))
+    assert p.returncode == 1
+    assert ('to("cuda:0"): no usable CUDA device for cuda:0 (no driver or GPU, or '
+            'NEVE_DEVICE=cpu); keep the tensor on "cpu"') in p.stderr
+
+
+def test_memory_statistics(fake, tmp_path):
+    out = run_nv(DRIVER, "memory", cwd=tmp_path, env=on_cuda(fake, tmp_path / "log")).stdout
+    # 1000 floats = 4000 bytes, in the 4096-byte size class
+    assert out.splitlines() == ["true 4096 cuda:0 true", "true"]
