@@ -8,6 +8,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from frost.helpers import NSM
 
 SMALL = ["--steps", "2", "--warmup", "1", "--batch-size", "8", "--threads", "1"]
@@ -20,6 +22,9 @@ def bench(tmp_path: Path, out: str, *extra: str, **env: str) -> subprocess.Compl
                           env=dict(os.environ, **env))
 
 
+# Two ResNet-20 builds and runs (minutes on 2 cores): tests/frost/test_device.py checks the same
+# equivalence on an MLP and attention in CI; bench/gpu_check.sh runs the bench on a real device.
+@pytest.mark.slow
 def test_cuda_steps_match_the_cpu_run(tmp_path):
     fake = tmp_path / "fake"
     fake.mkdir()
