@@ -143,11 +143,13 @@ def lsp() -> None:
 @cli.command()
 @click.option("--check", "check_only", is_flag=True,
               help="Change nothing; list the files that would change (exit 1 if any).")
+@click.option("-v", "--verbose", is_flag=True,
+              help="Name on stderr the files skipped for their '# nsm fmt: off' line.")
 @click.argument("paths", nargs=-1, type=click.Path())
-def fmt(check_only: bool, paths: tuple[str, ...]) -> None:
+def fmt(check_only: bool, verbose: bool, paths: tuple[str, ...]) -> None:
     """Format .nv files (PATHS: files or folders; default: the current folder) in place."""
     from .fmt.command import run_fmt
-    sys.exit(run_fmt(list(paths) or ["."], check_only))
+    sys.exit(run_fmt(list(paths) or ["."], check_only, verbose))
 
 
 # ---- packages: thin wrappers over nsm.install (resolution, fetching and installing live there)

@@ -11,6 +11,19 @@ from compiler.diagnostics import CompileError, Diagnostics
 from .layout import layout
 
 SKIP_DIRS = {".git", "build", ".venv", "node_modules", "__pycache__"}
+MARKER = "# nsm fmt: off"
+
+
+def layout_kept(text: str) -> bool:
+    """Whether the file's leading comment block (the comment and blank lines above its first
+    line of code) has the line `# nsm fmt: off`: a file whose layout is what it tests."""
+    for line in text.lstrip("\ufeff").splitlines():
+        line = line.strip()
+        if line == MARKER:
+            return True
+        if line and not line.startswith("#"):
+            return False
+    return False
 
 
 class FormatError(Exception):
@@ -175,12 +188,13 @@ def neve_files(paths: list[str]) -> list[Path]:
     return out
 
 
-def run_fmt(paths: list[str], check_only: bool) -> int:
-    """Format (or with `check_only`, list) the .nv files under `paths`; the exit status."""
-    return on_deep_stack(lambda: _run_fmt(paths, check_only))
+def run_fmt(paths: list[str], check_only: bool, verbose: bool = False) -> int:
+    """Format (or with `check_only`, list) the .nv files under `paths`, skipping those marked
+    `# nsm fmt: off` (named on stderr with `verbose`); the exit status."""
+    return on_deep_stack(lambda: _run_fmt(paths, check_only, verbose))
 
 
-def _run_fmt(paths: list[str], check_only: bool) -> int:
+def _run_fmt(paths: list[str], check_only: bool, verbose: bool) -> int:
     status = 0
     changed = []
     for f in neve_files(paths):
@@ -195,6 +209,10 @@ def _run_fmt(paths: list[str], check_only: bool) -> int:
         except UnicodeDecodeError:
             sys.stderr.write(f"{f}: error: source is not valid UTF-8\n")
             status = 1
+            continue
+        if layout_kept(text):
+            if verbose:
+                sys.stderr.write(f"{f}: skipped ({MARKER})\n")
             continue
         try:
             out = format_text(text, str(f))

@@ -276,9 +276,11 @@ async def rename(ls: NeveServer, params: L.RenameParams):
 @guarded(None)
 async def formatting(ls: NeveServer, params: L.DocumentFormattingParams):
     """`nsm fmt` on the document's text: one edit replacing it all (none when it does not
-    parse: its diagnostics say why)."""
-    from nsm.fmt.command import FormatError, format_text
+    parse: its diagnostics say why; none for a file marked `# nsm fmt: off`)."""
+    from nsm.fmt.command import FormatError, format_text, layout_kept
     doc = ls.workspace.get_text_document(params.text_document.uri)
+    if layout_kept(doc.source):
+        return []
     try:
         out = format_text(doc.source, path_of(doc.uri).name)
     except FormatError:

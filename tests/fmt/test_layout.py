@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nsm.fmt.command import FormatError, format_text
+from nsm.fmt.command import FormatError, format_text, layout_kept
 
 BIN = Path(sys.executable).parent
 
@@ -124,3 +124,30 @@ def test_refuses_what_does_not_parse(tmp_path: Path):
     assert (tmp_path / "bad.nv").read_text() == bad
     with pytest.raises(FormatError):
         format_text("main\n  \tx = 'ab'\n", "t.nv")
+
+
+@pytest.mark.parametrize("text,kept", [
+    ("# covers: 2.1\n# nsm fmt: off\nmain\n  print(1)\n", True),
+    ("\ufeff# nsm fmt: off   \r\n\r\nmain\r\n", True),
+    ("# a note\n\n    # nsm fmt: off\nmain\n", True),
+    ("main\n    # nsm fmt: off\n", False),                 # below the first line of code
+    ("# nsm fmt: off, please\nmain\n", False),
+    ("# nsm fmt: on\nmain\n", False),
+])
+def test_marker_in_the_leading_comment_block(text, kept):
+    assert layout_kept(text) is kept
+
+
+def test_command_skips_marked_files(tmp_path: Path):
+    kept = "# covers: 2.2\n# nsm fmt: off\n" + MESSY
+    broken = "# nsm fmt: off\nmain\n    print(1 +\n"      # skipped without being parsed
+    (tmp_path / "kept.nv").write_text(kept)
+    (tmp_path / "broken.nv").write_text(broken)
+    (tmp_path / "tidy.nv").write_text(TIDY)
+    r = nsm("fmt", "--check", ".", cwd=tmp_path)
+    assert (r.returncode, r.stdout, r.stderr) == (0, "", "")
+    r = nsm("fmt", "-v", ".", cwd=tmp_path)
+    assert (r.returncode, r.stdout) == (0, "")
+    assert r.stderr == "broken.nv: skipped (# nsm fmt: off)\nkept.nv: skipped (# nsm fmt: off)\n"
+    assert (tmp_path / "kept.nv").read_text() == kept
+    assert (tmp_path / "broken.nv").read_text() == broken
