@@ -1,6 +1,7 @@
 // The C++ reference of frost/mcts (packages/frost/mcts.nv), the same algorithm line for line:
 // UCT with random playouts, N std::threads over one tree in arrays, virtual loss, atomic visit
-// and win counts, children created once under a mutex and published by an atomic store.
+// and win counts, children created once by the thread that claims the node (an atomic add) and
+// published by an atomic store.
 //   mcts WxHxK[g] PLAYOUTS THREADS POSITIONS   (prints "best value" per line, then playouts/s)
 #include <atomic>
 #include <chrono>
@@ -9,7 +10,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <mutex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -77,26 +77,24 @@ int playout(const Game& g, int64_t mine, int64_t theirs, Rng& rng) {
 struct Tree {
     Game g;
     int cap;
-    std::vector<std::atomic<int64_t>> first, visits, wins;
+    std::vector<std::atomic<int64_t>> first, visits, wins, claimed;
     std::vector<int64_t> count, parent, cell, mine, theirs;
-    int64_t used = 1;
-    std::mutex mu;
+    std::atomic<int64_t> used{1};
     double c = 1.4;
     int vl = 1, expand_after = 1;
 
     Tree(Game g_, int64_t m0, int64_t t0, int cap_)
-        : g(g_), cap(cap_), first(cap_), visits(cap_), wins(cap_), count(cap_), parent(cap_),
+        : g(g_), cap(cap_), first(cap_), visits(cap_), wins(cap_), claimed(cap_), count(cap_), parent(cap_),
           cell(cap_), mine(cap_), theirs(cap_) {
         first[0] = -1; parent[0] = -1; cell[0] = -1; mine[0] = m0; theirs[0] = t0;
     }
     bool terminal(int n) const { return count[n] == -1 || g.full(mine[n] | theirs[n]); }
     bool expand(int n) {
-        std::lock_guard<std::mutex> l(mu);
-        if (first[n].load() >= 0) return true;
+        if (claimed[n].fetch_add(1) != 0) return first[n].load() >= 0;
         int64_t occ = mine[n] | theirs[n];
         int k = 0;
         for (int m = 0; m < g.actions(); m++) k += g.cell(occ, m) >= 0;
-        int64_t start = used;
+        int64_t start = used.fetch_add(k);
         if (start + k > cap) return false;
         int64_t j = start;
         for (int m = 0; m < g.actions(); m++) {
@@ -107,7 +105,6 @@ struct Tree {
             if (g.wins(s, i)) count[j] = -1;
             j++;
         }
-        used = j;
         count[n] = k;
         first[n].fetch_add(start + 1);
         return true;
