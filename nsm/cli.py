@@ -435,11 +435,23 @@ def bench(ctx: click.Context, list_: bool) -> None:
             click.echo(f"{name:<10} {what}")
 
 
-def _bench_resnet(model: str, **kw) -> None:
+def _run_bench(o, kw: dict, run, print_table) -> None:
+    """Set the options `kw` on the benchmark's Options `o`, run it and print its table; a
+    failure is nsm's located error and exit status 1."""
     from pathlib import Path
+    from .errors import NsmError
+    for k, v in kw.items():
+        setattr(o, k, tuple(v) if k == "compare" else v)
+    try:
+        rep = run(o, echo=lambda m: click.echo(m, err=True))
+    except NsmError as e:
+        _fail(e)
+    print_table(rep, Path(o.out).resolve())
+
+
+def _bench_resnet(model: str, **kw) -> None:
     from .bench.resnet import Options, original_preset, run
     from .bench.report import print_table
-    from .errors import NsmError
     o = Options(model=model, argv=sys.argv[1:])
     preset = kw.pop("preset")
     given = {k: v for k, v in kw.items()
@@ -451,13 +463,7 @@ def _bench_resnet(model: str, **kw) -> None:
             if k not in given and k in ("steps", "batch", "lr", "weight_decay", "optimizer",
                                         "crop_pad", "flip", "evaluate"):
                 kw[k] = getattr(o, k)
-    for k, v in kw.items():
-        setattr(o, k, tuple(v) if k == "compare" else v)
-    try:
-        rep = run(o, echo=lambda m: click.echo(m, err=True))
-    except NsmError as e:
-        _fail(e)
-    print_table(rep, Path(o.out).resolve())
+    _run_bench(o, kw, run, print_table)
 
 
 @bench.command()
@@ -495,17 +501,9 @@ def resnet20(**kw) -> None:
 @click.option("--out", default="bench-out/gpt", show_default=True)
 def gpt(**kw) -> None:
     """Character-level GPT on Tiny Shakespeare (nanoGPT's CPU configuration)."""
-    from pathlib import Path
     from .bench.gpt import Options, print_table, run
-    from .errors import NsmError
     o = Options(argv=sys.argv[1:])
-    for k, v in kw.items():
-        setattr(o, k, tuple(v) if k == "compare" else v)
-    try:
-        rep = run(o, echo=lambda m: click.echo(m, err=True))
-    except NsmError as e:
-        _fail(e)
-    print_table(rep, Path(o.out).resolve())
+    _run_bench(o, kw, run, print_table)
 
 
 @bench.command()

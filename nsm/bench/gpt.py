@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import NsmError
+from ..files import write_atomic
 from .resnet import _kv, run_side
 
 DRIVER = Path(__file__).parent / "drivers" / "gpt.nv"
@@ -78,9 +79,7 @@ def write_batches(o: Options, out: Path) -> None:
     for split, n in (("train", n_train), ("val", n_val)):
         for _ in range(o.eval_iters):
             lines.append(f"eval {split} " + " ".join(map(str, rng.integers(0, n - o.block_size, o.batch))))
-    tmp = out / "batches.txt.tmp"
-    tmp.write_text("\n".join(lines) + "\n")
-    tmp.replace(out / "batches.txt")
+    write_atomic(out / "batches.txt", "\n".join(lines) + "\n")
 
 
 def config(o: Options, out: Path) -> dict:
@@ -131,9 +130,7 @@ def run(o: Options, echo=print) -> dict:
         cmd = [sys.executable, "-m", "nsm.bench.gpt_torch", str(out / "config.json")]
         results["torch"] = run_side("torch", cmd, env_t, out)
     rep = build_report(o, cfg, results)
-    tmp = out / "report.json.tmp"
-    tmp.write_text(json.dumps(rep, indent=1, default=str))
-    tmp.replace(out / "report.json")
+    write_atomic(out / "report.json", json.dumps(rep, indent=1, default=str))
     plot(rep, out / "plot.png")
     return rep
 

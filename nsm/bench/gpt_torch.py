@@ -19,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..files import write_atomic
+
 
 def build_model(cfg: dict):
     """The nanoGPT-layout GPT for cfg's vocab, n_layer, n_head, n_embd and block sizes."""
@@ -179,9 +181,7 @@ def main(config_path: str) -> None:
     rec.update(system="torch", warmup=cfg["warmup"], wall_s=time.perf_counter() - start,
                num_parameters=sum(p.numel() for p in model.parameters()),
                torch_threads=torch.get_num_threads())
-    tmp = out / "torch.json.tmp"
-    tmp.write_text(json.dumps(rec))
-    tmp.replace(out / "torch.json")
+    write_atomic(out / "torch.json", json.dumps(rec))
     print(f"torch: {len(train)} steps in {rec['wall_s']:.1f} s, last loss {rec['loss'][-1]:.4f}")
 
 

@@ -13,6 +13,8 @@ import sys
 from dataclasses import asdict
 from pathlib import Path
 
+from ..files import write_atomic
+
 ROOT = Path(__file__).parents[2]
 
 
@@ -125,9 +127,7 @@ def build(o, cfg: dict, files, results: dict, gpu: dict, per_epoch: int) -> dict
 
 def write(rep: dict, out: Path) -> None:
     """out/report.json and out/plot.png (atomic writes)."""
-    tmp = out / "report.json.tmp"
-    tmp.write_text(json.dumps(rep, indent=1, default=str))
-    tmp.replace(out / "report.json")
+    write_atomic(out / "report.json", json.dumps(rep, indent=1, default=str))
     plot(rep, out / "plot.png")
 
 

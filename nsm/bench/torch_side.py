@@ -15,6 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..files import write_atomic
+
 
 def main(config_path: str) -> None:
     import torch
@@ -89,9 +91,7 @@ def main(config_path: str) -> None:
     rec.update(system="torch", warmup=cfg["warmup"], wall_s=time.perf_counter() - start,
                num_parameters=sum(p.numel() for p in model.parameters()),
                torch_threads=torch.get_num_threads())
-    tmp = out / "torch.json.tmp"
-    tmp.write_text(json.dumps(rec))
-    tmp.replace(out / "torch.json")
+    write_atomic(out / "torch.json", json.dumps(rec))
     print(f"torch: {total} steps in {rec['wall_s']:.1f} s, last loss {rec['loss'][-1]:.4f}")
 
 
