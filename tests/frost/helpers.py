@@ -35,6 +35,22 @@ def load(path: Path, shape) -> np.ndarray:
     return np.fromfile(path, dtype=np.float32).reshape(shape)
 
 
+def finite_diff(f, inputs, name, gout, h=1e-6):
+    """Central differences (step h) of sum(f(**inputs) * gout) with respect to inputs[name]:
+    the reference gradient for an op's backward given the output gradient gout (float64)."""
+    x = inputs[name]
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        old = x[i]
+        x[i] = old + h
+        up = np.sum(f(**inputs) * gout)
+        x[i] = old - h
+        down = np.sum(f(**inputs) * gout)
+        x[i] = old
+        g[i] = (up - down) / (2 * h)
+    return g
+
+
 def rel_err(got: np.ndarray, want: np.ndarray) -> float:
     """max |got - want| relative to the largest magnitude of want (at least 1e-3)."""
     got = np.asarray(got, dtype=np.float64)

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pytest
 
-from .helpers import HERE, load, rel_err, run_nv, save, torch_or_skip
+from .helpers import HERE, finite_diff, load, rel_err, run_nv, save, torch_or_skip
 
 TOL = 1e-3
 TOL_EW = 1e-5   # element-wise ops (issue 17)
@@ -277,20 +277,6 @@ NO_FD = {"compare"}   # piecewise constant with ties: finite differences are mea
 
 def tol(name):
     return TOL_EW if name in POINTWISE else TOL
-
-
-def finite_diff(f, inputs, name, gout, h=1e-6):
-    x = inputs[name]
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        old = x[i]
-        x[i] = old + h
-        up = np.sum(f(**inputs) * gout)
-        x[i] = old - h
-        down = np.sum(f(**inputs) * gout)
-        x[i] = old
-        g[i] = (up - down) / (2 * h)
-    return g
 
 
 @pytest.fixture(scope="module")

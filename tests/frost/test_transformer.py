@@ -16,7 +16,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from .helpers import HERE, NSM, load, rel_err, run_nv, save, torch_or_skip
+from .helpers import HERE, NSM, finite_diff, load, rel_err, run_nv, save, torch_or_skip
 
 TOL = 1e-4
 FD_MAX = 800          # finite differences only on cases with at most this many input elements
@@ -210,20 +210,6 @@ def cases():
 
 
 CASES = cases()
-
-
-def finite_diff(f, inputs, name, gout, h=1e-6):
-    x = inputs[name]
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        old = x[i]
-        x[i] = old + h
-        up = np.sum(f(**inputs) * gout)
-        x[i] = old - h
-        down = np.sum(f(**inputs) * gout)
-        x[i] = old
-        g[i] = (up - down) / (2 * h)
-    return g
 
 
 def write_case(d, name, inputs, out_shape, gout=None):
