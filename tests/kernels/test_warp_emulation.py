@@ -1,38 +1,24 @@
 """The CPU emulation of ldmatrix, mma.m16n8k16 and cp.async (runtime_cpp/kernel/warp.cpp)
 against NumPy, every lane, on random inputs (issue 20; docs/phase2-numerics.md).
 
-warp.cpp is built into a small shared library with the runtime's own flags and called through
-ctypes. The fragment maps below are written per element from the PTX ISA's tables ("Matrix
-fragments for mma.m16n8k16 with floating point type", "ldmatrix"), not per register as the
-C++ has them, so that one mistake in both is unlikely.
+warp.cpp is built into a small shared library with the runtime's own flags (warp_lib.py) and
+called through ctypes. The fragment maps below are written per element from the PTX ISA's
+tables ("Matrix fragments for mma.m16n8k16 with floating point type", "ldmatrix"), not per
+register as the C++ has them, so that one mistake in both is unlikely.
 """
 from __future__ import annotations
 
 import ctypes
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from nsm.build.runtime import CXX, CXX_FLAGS
-
-RT = Path(__file__).resolve().parents[2] / "runtime_cpp"
-U32P = ctypes.POINTER(ctypes.c_uint32)
-F32P = ctypes.POINTER(ctypes.c_float)
+from .warp_lib import F32P, U32P, build
 
 
 @pytest.fixture(scope="module")
 def warp(tmp_path_factory):
-    lib = tmp_path_factory.mktemp("warp") / "libwarp.so"
-    cmd = [CXX, *CXX_FLAGS, "-shared", f"-I{RT / 'include'}", "-iquote", str(RT), "-o", str(lib),
-           str(RT / "kernel" / "warp.cpp"), str(RT / "num" / "convert.cpp")]
-    subprocess.run(cmd, check=True, capture_output=True)
-    so = ctypes.CDLL(str(lib))
-    so.nv_warp_ldmatrix.argtypes = [ctypes.c_int64, ctypes.c_void_p * 32, U32P]
-    so.nv_warp_mma_16x8x16.argtypes = [ctypes.c_int64, U32P, U32P, F32P, F32P]
-    so.nv_cp_async16.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-    return so
+    return build(tmp_path_factory.mktemp("warp"))
 
 
 def ptr(a: np.ndarray, t=U32P):
