@@ -42,7 +42,7 @@ stamp "nsm doctor"
 
 stamp "kernel and Frost device tests (CI=true: ptxas required; GPU tests must run, not skip)"
 CI=true "$PY" -m pytest -q -rs tests/kernels tests/frost/test_device.py "$@" | tee "$OUT/tests.txt"
-if grep -qE "SKIPPED.*(test_gpu|test_device|test_frost_ptx)" "$OUT/tests.txt"; then
+if grep -qE "SKIPPED.*(test_gpu|test_device|test_frost_ptx|test_warp_ptx)" "$OUT/tests.txt"; then
     echo "gpu_check: tests were skipped" >&2
     exit 1
 fi
