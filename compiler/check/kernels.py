@@ -45,7 +45,8 @@ PREDECLARED = set(INDEX_NAMES) | {"warp", "lane"}
 # Builtins kernel code may use (12.2), by typed-IR name.
 KERNEL_OK = {"k.index", "k.warp", "k.lane", "k.sync", "k.shfl", "k.shared", "atomic_add",
              "min", "max", "abs", "pow", "sqrt", "exp", "log", "tanh", "erf", "floor", "ceil",
-             "isnan", "isinf", "offby_fixed", "offby_buffer"}
+             "isnan", "isinf", "offby_fixed", "offby_buffer",
+             "k.layout", "k.cp_async16", "k.cp_commit", "k.cp_wait", "k.ldmatrix", "k.mma"}
 ATOMIC_TYPES = ("int", "i32", "float", "f64")
 ELEM_SIZES = {"int": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "u16": 2, "u32": 4, "u64": 8,
               "char": 1, "bool": 1, "float": 4, "f64": 8, "bf16": 2, "half": 2}
