@@ -97,6 +97,7 @@ class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, Foreig
             sym = self.queue.pop(0)
             self.check_function(sym)
             checked.append(sym)
+        self.plan_deferred()
         checked += self.extra_funcs
         checked = self.analyse_calls(checked)
         classes = [c for c in self.classes_by_type.values()]

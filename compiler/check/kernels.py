@@ -269,15 +269,30 @@ class KernelChecker:
         if len(self.diags.items) == mark:
             self.check_cpu_shape(sym)
 
-    def check_cpu_shape(self, sym: T.FuncSym) -> None:
+    def check_cpu_shape(self, sym: T.FuncSym, deferred: bool = False) -> None:
         """The CPU back end's thread-loop transform must handle the body (12.4)."""
         from ..lower.regions import Unsupported, plan_kernel
         if sym.kind == "gpu":
             return      # inlined into the kernels that call it, and planned there
+        if not deferred and any(f.kind == "gpu" and f.body is None for f in sym.calls):
+            self.unplanned.append(sym)      # a gpu function defined later: plan_deferred
+            return
         try:
             sym.plan = plan_kernel(sym)      # the CPU lowering reads it (computed once)
         except Unsupported as u:
             self.error(u.span, f"the CPU back end cannot run this kernel: {u.reason}")
+
+    @property
+    def unplanned(self) -> list:
+        if not hasattr(self, "_unplanned"):
+            self._unplanned = []
+        return self._unplanned
+
+    def plan_deferred(self) -> None:
+        """Plan the kernels that call gpu functions checked after them (all are checked now)."""
+        todo, self._unplanned = self.unplanned, []
+        for sym in todo:
+            self.check_cpu_shape(sym, deferred=True)
 
     def kernel_violation(self, n) -> tuple[str, str | None] | None:
         if isinstance(n, T.Decl):
