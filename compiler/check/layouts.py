@@ -359,14 +359,23 @@ class LayoutChecker:
             if ret != VOID:
                 self.error(fd.ret.span, "a gpu operator returns void: it accumulates into its "
                                         "last parameter")
-            if len(fd.params) != 3 or not all(isinstance(p.type, A.LayoutType) for p in fd.params):
-                self.error(fd.span, f"a gpu operator '{fd.name}' takes three layouts: the two "
-                                    f"operands and the result (gpu void {fd.name}(layout<...> a, "
-                                    f"layout<...> b, layout<...> z))")
+            if len(fd.params) != 3:
+                self.error(fd.span, f"a gpu operator '{fd.name}' takes three parameters: the two "
+                                    f"operands and the result, each a layout or a buffer "
+                                    f"(gpu void {fd.name}(layout<...> a, layout<...> b, "
+                                    f"layout<...> z))")
                 return None
             params, shape, infos = [], {}, []
             for p in fd.params:
                 te = p.type
+                if not isinstance(te, A.LayoutType):
+                    t = self.resolve_type(te)
+                    if not isinstance(t, BufferT):
+                        self.fail(te.span, f"a gpu operator's parameters are layouts or buffers, "
+                                           f"got {t}")
+                    params.append(T.Var(p.name, t, p.span, is_param=True))
+                    infos.append(None)
+                    continue
                 elem = self.layout_elem(te, "global")
                 dims = []
                 for d in te.dims:
@@ -399,7 +408,8 @@ class LayoutChecker:
                         VOID, fd.span, defaults=[None] * len(params))
         sym.ast, sym.scope, sym.env, sym.kind = fd, ms, {}, "gpu"
         for v, info in zip(params, infos):
-            self.layouts[v] = info
+            if info is not None:
+                self.layouts[v] = info
         self.queue.append(sym)
         return sym
 
@@ -423,14 +433,14 @@ class LayoutChecker:
         bound: dict = {}
         args = []
         for k, (a, p) in enumerate(zip((rhs.left, rhs.right, s.targets[0]), sym.params)):
-            pinfo = self.layouts[p]
+            pinfo = self.layouts.get(p)
             expr, info = self.operator_arg(a)
-            if expr.type != BufferT(pinfo.elem):
+            if expr.type != p.type:
                 got = info if info is not None else expr.type
                 self.fail(a.span, f"the {names[k]} of '{rhs.op}' is {got}; the operator takes "
-                                  f"{pinfo} as {p.name}")
+                                  f"{pinfo or p.type} as {p.name}")
             args.append(expr)
-            if info is None:
+            if info is None or pinfo is None:
                 continue
             if len(info.dims) != len(pinfo.dims):
                 self.fail(a.span, f"shape mismatch: {p.name} is {pinfo}, got {info}")
