@@ -250,8 +250,9 @@ class LayoutChecker:
         for q, (x, d) in enumerate(zip(idx, sizes)):
             v, n = const_value(x), const_value(d)
             if v is not None and n is not None and not 0 <= v < n:
-                self.fail(x.span, f"index {v} is outside {info} (dimension {r - k + q} has "
-                                  f"size {n})")
+                where = f"dimensions 0 to {r - k} merged have" if q == 0 and r > k else \
+                    f"dimension {r - k + q} has"
+                self.fail(x.span, f"index {v} is outside {info} ({where} size {n})")
             off = self.iadd(off, self.imul(x, self.prod(sizes[q + 1:], sp), sp), sp)
         return off
 
