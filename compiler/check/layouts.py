@@ -40,6 +40,7 @@ class LayoutInfo:
     elem: Type
     dims: list                  # T.Const or uniform T.Expr, one per dimension
     space: str                  # 'global' | 'smem' | 'reg'
+    untyped: bool = False       # a register layout of `int`: 32-bit registers
 
     def __str__(self) -> str:
         ds = ", ".join(dim_text(d) for d in self.dims)
@@ -189,7 +190,8 @@ class LayoutChecker:
             if v is not None and v <= 0:
                 self.fail(d.span, f"a layout dimension must be positive, got {v}")
             dims.append(T.Const(INT, d.span, v) if v is not None else x)
-        info = LayoutInfo(elem, dims, space)
+        info = LayoutInfo(elem, dims, space, space == "reg" and
+                          isinstance(te.elem, A.TypeName) and te.elem.name == "int")
         if space == "global":
             buf = self.expr(e.args[0].value, expected=BufferT(elem))
             if buf.type != BufferT(elem):
@@ -204,7 +206,7 @@ class LayoutChecker:
         if not (isinstance(init, T.Builtin) and init.name == "k.layout"):
             return init
         info = init.extra
-        if info.space == "reg" and info.elem == I32 and name in self.mma_accumulators():
+        if info.untyped and name in self.mma_accumulators():
             info.elem = FLOAT
             init.type = FixedT(FLOAT, init.type.n)
         return init
@@ -451,14 +453,14 @@ class LayoutChecker:
                     if prev is None:
                         bound[pd.var] = (ad, p.name)
                         continue
-                    pd, owner = prev
-                else:
-                    owner = f"{p.name}'s parameter type"
-                x, y = const_value(pd), const_value(ad)
-                if x is not None and y is not None and x != y:
-                    dn = dim_text(pinfo.dims[info.dims.index(ad)])
-                    self.fail(a.span, f"shape mismatch: '{dn}' is {x} from {owner} and {y} "
-                                      f"from {p.name}")
+                    x, y = const_value(prev[0]), const_value(ad)
+                    if x is not None and y is not None and x != y:
+                        self.fail(a.span, f"shape mismatch: '{pd.var.name}' is {x} from "
+                                          f"{prev[1]} and {y} from {p.name}")
+                    continue
+                y = const_value(ad)
+                if y is not None and y != const_value(pd):
+                    self.fail(a.span, f"shape mismatch: {p.name} is {pinfo}, got {info}")
         for v in sym.params[3:]:
             if v not in bound:
                 self.fail(s.span, f"the dimension '{v.name}' of gpu operator '{rhs.op}' is not "
