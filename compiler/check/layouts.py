@@ -274,7 +274,7 @@ class LayoutChecker:
         if isinstance(e, A.AddrOf):
             base, info = self.layout_var(e.obj, "v{i, j}")
             off = self.flat_offset(info, [self.kint(i) for i in e.indices], e.span)
-            return Addr(self.offby(base, off, e.span), info, const_value(off))
+            return Addr(self.layout_offby(base, off, e.span), info, const_value(off))
         if isinstance(e, A.Call) and isinstance(e.func, A.AddrOf):
             return self.piece_address(e)
         x = self.expr(e)
@@ -282,7 +282,7 @@ class LayoutChecker:
             return Addr(x, None, None)
         self.fail(e.span, f"expected an address (v{{i, j}} or a buffer), got {x.type}")
 
-    def offby(self, base: T.Expr, off: T.Expr, sp) -> T.Expr:
+    def layout_offby(self, base: T.Expr, off: T.Expr, sp) -> T.Expr:
         if isinstance(base.type, FixedT):
             return T.Builtin(BufferT(base.type.elem), sp, "offby_fixed", [base, off])
         if const_value(off) == 0:
@@ -318,7 +318,7 @@ class LayoutChecker:
             if cv is not None and total is not None and not 0 <= cv * s < total:
                 self.fail(a.span, f"piece {cv} of {s} elements lies outside {info}")
             off = self.iadd(off, self.imul(c, T.Const(INT, a.span, s), a.span), e.span)
-        return Addr(self.offby(base, off, e.span), info, const_value(off), sizes[-1])
+        return Addr(self.layout_offby(base, off, e.span), info, const_value(off), sizes[-1])
 
     def ex_AddrOf(self, e: A.AddrOf, expected):
         return self.address(e).expr
@@ -351,7 +351,7 @@ class LayoutChecker:
             origin = self.imul(t, h, e.span)
             off = self.iadd(off, self.imul(origin, self.prod(info.dims[q + 1:], e.span), e.span),
                             e.span)
-        return self.offby(base, off, e.span), info
+        return self.layout_offby(base, off, e.span), info
 
     # ------------------------------------------------------------ gpu operators
     def declare_gpu_operator(self, ms, fd: A.FuncDef) -> T.FuncSym | None:
