@@ -46,7 +46,17 @@ class FixedArrayType(Node):
     size: "Expr"
 
 
-TypeExpr = Union[TypeName, BufferType, FixedArrayType]
+@dataclass(frozen=True)
+class LayoutType(Node):
+    """`layout<T, d0, d1, ..., smem>` (docs/phase2.md): an element type, one or more
+    dimensions (expressions; names or constants in a gpu operator's parameters) and whether
+    the view is in shared memory."""
+    elem: "TypeExpr"
+    dims: tuple["Expr", ...]
+    smem: bool = False
+
+
+TypeExpr = Union[TypeName, BufferType, FixedArrayType, LayoutType]
 
 
 # ---------------------------------------------------------------- expressions
@@ -171,6 +181,30 @@ class Index(Node):
 
 
 @dataclass(frozen=True)
+class LayoutNew(Node):
+    """`layout<...>(buffer)` (a view over a buffer) or `layout<...>()` (shared memory or
+    registers)."""
+    type: LayoutType
+    args: tuple["Arg", ...]
+
+
+@dataclass(frozen=True)
+class MultiIndex(Node):
+    """`v[i, j, ...]` (two or more indices): a layout element; called, `v[h, w](ti, tj)` is
+    a tile."""
+    obj: "Expr"
+    indices: tuple["Expr", ...]
+
+
+@dataclass(frozen=True)
+class AddrOf(Node):
+    """`v{i, j, ...}`: the address of a layout element; called, `v{h, w}(i, j)` is the
+    address of a piece of the layout's storage."""
+    obj: "Expr"
+    indices: tuple["Expr", ...]
+
+
+@dataclass(frozen=True)
 class Slice(Node):
     obj: "Expr"
     lo: "Expr | None"
@@ -233,7 +267,7 @@ class MapIt(Node):
 
 Expr = Union[IntLit, FloatLit, BoolLit, NilLit, CharLit, StrLit, FStrLit, Name, SelfRef, GlobalRef,
              Unary, Binary, Logical, Call, Attribute, Index, Slice, New, Convert, ArrayLit, MapLit,
-             TupleLit, Paren, Fold, MapIt]
+             TupleLit, Paren, Fold, MapIt, LayoutNew, MultiIndex, AddrOf]
 
 
 # ---------------------------------------------------------------- statements

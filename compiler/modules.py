@@ -15,6 +15,13 @@ from .foreign_names import foreign_type_names
 from .imports import ImportMap
 
 
+# Packages of the original Neve implementation that its published examples import; without
+# a module of that name here, the import is this one located error (docs/phase2.md).
+ORIGINAL_PACKAGES = {
+    "nsk_cuda": "'nsk_cuda' is a package of the original Neve implementation, not of this one",
+}
+
+
 @dataclass(eq=False)
 class Module:
     """One loaded source file."""
@@ -134,6 +141,11 @@ class Loader:
             self.diags.error(line.token.span, entry.errors[spec])
             return None
         where = entry.imports.get(spec)
+        if where is None and spec in ORIGINAL_PACKAGES:
+            self.diags.error(line.token.span, ORIGINAL_PACKAGES[spec],
+                             "remove the import: kernels, layouts and tensor-core intrinsics "
+                             "are built in (docs/phase2.md)")
+            return None
         if where is None:
             listing = ", ".join(entry.tried.get(spec, []))
             self.diags.error(line.token.span, f"cannot find module '{spec}' (tried {listing})",

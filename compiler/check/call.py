@@ -61,8 +61,7 @@ def check_call(ck, e: A.Call, expected) -> T.Expr:
         if f.id in KERNEL_CALLS:
             return ck.kernel_builtin(e, f.id, expected)
         if f.id in PHASE2_INTRINSICS:
-            ck.fail(f.span, f"'{f.id}' is a phase-2 feature",
-                    "tensor-core and async-copy intrinsics come with layouts (12.5)")
+            return ck.warp_intrinsic(e, f.id)
         if f.id in ck.ms.constants or f.id in ck.ms.from_names and \
                 ck.ms.from_names[f.id][1] in ck.ms.from_names[f.id][0].constants:
             ck.fail(f.span, f"'{f.id}' is a C constant, not a function",

@@ -17,6 +17,7 @@ from .foreign import ForeignChecker
 from .cstructs import CStructChecker
 from .threads import ThreadChecker
 from .kernels import KernelChecker, PREDECLARED
+from .layouts import LayoutChecker
 from .scope import Scope
 from .symbols import ModScope
 from ..parser import BUILTIN_GENERICS
@@ -32,7 +33,7 @@ if TYPE_CHECKING:                  # the loader's Module, named in annotations o
 PHASE_LATER: dict = {}
 
 
-class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, ForeignChecker, CStructChecker, ThreadChecker, KernelChecker, ExprChecker):
+class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, ForeignChecker, CStructChecker, ThreadChecker, KernelChecker, LayoutChecker, ExprChecker):
     """Checks a whole program: the root module and every module it imports."""
 
     def __init__(self, modules: list[Module], root: Module, diags: Diagnostics,
@@ -96,6 +97,7 @@ class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, Foreig
             sym = self.queue.pop(0)
             self.check_function(sym)
             checked.append(sym)
+        self.plan_deferred()
         checked += self.extra_funcs
         checked = self.analyse_calls(checked)
         classes = [c for c in self.classes_by_type.values()]
@@ -223,7 +225,7 @@ class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, Foreig
                     if it.init is None:
                         self.error(it.span, f"'var {it.name}' needs an initializer")
                         continue
-                    init = self.expr(it.init)
+                    init = self.layout_init(it.name, self.expr(it.init))
                     if init.type == Prim("nil"):
                         self.error(it.init.span, "cannot infer a type from nil",
                                    f"write the type: TYPE {it.name} = nil")
@@ -244,6 +246,7 @@ class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, Foreig
                 self.check_local_name(it.name, it.span)
                 var = T.Var(it.name, vt, it.span)
                 self.scope.declare(var)
+                self.note_layout(var, init)
                 out.append(T.Decl(it.span, var, init))
             except _Abandon:
                 # 13.1: the name exists from here on, with the error type, so its uses say nothing more
@@ -348,6 +351,8 @@ class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, Foreig
                 self.fail(t.span, f"cannot assign to captured variable '{t.id}' inside a thread",
                           "use a channel, a field or an array element to pass results out")
             return T.Local(v.type, t.span, v)
+        if isinstance(t, A.MultiIndex):
+            return self.ex_MultiIndex(t, None)
         if isinstance(t, A.Index):
             e = self.expr(t)
             if isinstance(e, T.IndexGet):
@@ -398,6 +403,9 @@ class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, Foreig
         if len(s.targets) != 1 or len(s.values) != 1:
             self.error(s.span, "compound assignment takes one target and one value")
             return None
+        if s.op == "+" and isinstance(s.values[0], A.Binary) and s.values[0].op == "@" \
+                and self.in_kernel():
+            return self.gpu_operator_call(s)            # docs/phase2.md
         target = self.target(s.targets[0])
         if isinstance(target, T.Builtin) and target.name == "cfield":
             return self.cfield_store(s, target)          # refused there, with the form to use

@@ -71,6 +71,9 @@ class DeclChecker:
             return False
 
         if isinstance(item, A.FuncDef):
+            if item.is_operator and item.kind == "gpu":
+                ms.gpu_operators.append((item.name, item))       # docs/phase2.md
+                return
             if item.is_operator:
                 ms.operators.append((item.name, self.declare_operator(ms, item)))
                 return
@@ -132,6 +135,8 @@ class DeclChecker:
                     self.check_operator(op, f)
                 ops.append((op, f))
             ms.operators = ops
+            ms.gpu_operators = [(op, self.declare_gpu_operator(ms, fd) if isinstance(fd, A.FuncDef)
+                                 else fd) for op, fd in ms.gpu_operators]
 
     def check_operator(self, op: str, f: T.FuncSym) -> None:
         """6.5: definable only for operand types without a built-in meaning of the operator."""

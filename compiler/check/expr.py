@@ -154,6 +154,9 @@ class ExprChecker(LiteralChecker, FStringChecker):
             if n < 0:
                 self.fail(te.size.span, "the size of a fixed array cannot be negative")
             return FixedT(elem, n)
+        if isinstance(te, A.LayoutType):
+            self.fail(te.span, "a layout is made with var: var v = layout<T, d0, ...>(...)",
+                      "layout types name parameters only in gpu operators")
         self.fail(te.span, "unsupported type")
 
     def _nargs(self, te: A.TypeName, n: int) -> None:
@@ -607,6 +610,8 @@ class ExprChecker(LiteralChecker, FStringChecker):
         self.fail(span, f"cannot convert {src} to {dst}")
 
     def ex_Call(self, e: A.Call, expected):
+        if isinstance(e.func, (A.MultiIndex, A.AddrOf)):
+            return self.tile_call(e)              # docs/phase2.md
         return check_call(self, e, expected)
 
     def ex_Fold(self, e: A.Fold, expected):

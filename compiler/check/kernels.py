@@ -45,7 +45,8 @@ PREDECLARED = set(INDEX_NAMES) | {"warp", "lane"}
 # Builtins kernel code may use (12.2), by typed-IR name.
 KERNEL_OK = {"k.index", "k.warp", "k.lane", "k.sync", "k.shfl", "k.shared", "atomic_add",
              "min", "max", "abs", "pow", "sqrt", "exp", "log", "tanh", "erf", "floor", "ceil",
-             "isnan", "isinf", "offby_fixed", "offby_buffer"}
+             "isnan", "isinf", "offby_fixed", "offby_buffer",
+             "k.layout", "k.cp_async16", "k.cp_commit", "k.cp_wait", "k.ldmatrix", "k.mma"}
 ATOMIC_TYPES = ("int", "i32", "float", "f64")
 ELEM_SIZES = {"int": 8, "i32": 4, "i16": 2, "i8": 1, "u8": 1, "u16": 2, "u32": 4, "u64": 8,
               "char": 1, "bool": 1, "float": 4, "f64": 8, "bf16": 2, "half": 2}
@@ -268,15 +269,30 @@ class KernelChecker:
         if len(self.diags.items) == mark:
             self.check_cpu_shape(sym)
 
-    def check_cpu_shape(self, sym: T.FuncSym) -> None:
+    def check_cpu_shape(self, sym: T.FuncSym, deferred: bool = False) -> None:
         """The CPU back end's thread-loop transform must handle the body (12.4)."""
         from ..lower.regions import Unsupported, plan_kernel
         if sym.kind == "gpu":
             return      # inlined into the kernels that call it, and planned there
+        if not deferred and any(f.kind == "gpu" and f.body is None for f in sym.calls):
+            self.unplanned.append(sym)      # a gpu function defined later: plan_deferred
+            return
         try:
             sym.plan = plan_kernel(sym)      # the CPU lowering reads it (computed once)
         except Unsupported as u:
             self.error(u.span, f"the CPU back end cannot run this kernel: {u.reason}")
+
+    @property
+    def unplanned(self) -> list:
+        if not hasattr(self, "_unplanned"):
+            self._unplanned = []
+        return self._unplanned
+
+    def plan_deferred(self) -> None:
+        """Plan the kernels that call gpu functions checked after them (all are checked now)."""
+        todo, self._unplanned = self.unplanned, []
+        for sym in todo:
+            self.check_cpu_shape(sym, deferred=True)
 
     def kernel_violation(self, n) -> tuple[str, str | None] | None:
         if isinstance(n, T.Decl):

@@ -85,6 +85,7 @@ class ModScope:
     classes: dict[str, ClassDecl] = field(default_factory=dict)
     aliases: dict[str, A.TypeAlias] = field(default_factory=dict)
     operators: list[tuple[str, T.FuncSym | GenericFunc]] = field(default_factory=list)
+    gpu_operators: list = field(default_factory=list)   # (symbol, FuncDef, then FuncSym)
     imports: dict[str, "ModScope"] = field(default_factory=dict)
     ambiguous: set[str] = field(default_factory=set)
     from_names: dict[str, tuple["ModScope", str]] = field(default_factory=dict)

@@ -19,6 +19,7 @@ from .threads import ThreadLowering
 from .foreign import ForeignLowering
 from .cstructs import CStructLowering
 from .kernels import KernelLowering
+from .warp_ops import WarpLowering
 from .mangle import type_key
 from .state import FuncState
 
@@ -30,7 +31,7 @@ PRIM_LL = {"int": R.I64, "i8": R.I8, "i16": R.I16, "i32": R.I32, "u8": R.I8, "u1
            "str": R.PTR, "any": R.ANY, "nil": R.PTR, "void": R.VOID}
 
 
-class Lowerer(KernelLowering, ForeignLowering, CStructLowering, ThreadLowering, ObjectLowering, VtableLowering, MapLowering, ExprLowering,
+class Lowerer(KernelLowering, WarpLowering, ForeignLowering, CStructLowering, ThreadLowering, ObjectLowering, VtableLowering, MapLowering, ExprLowering,
               StmtLowering, IntrinsicLowering, SortLowering, StrBuilderLowering):
     def __init__(self, program: T.Program, target_data, triple: str, *, release: bool = False,
                  module_name: str = "neve", ptx=None) -> None:

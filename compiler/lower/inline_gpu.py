@@ -22,11 +22,11 @@ class CannotInline(Exception):
 
 def has_collective(f: T.FuncSym, seen: frozenset = frozenset()) -> bool:
     """Whether gpu function f, or a gpu function it calls, holds a barrier or a shuffle."""
-    from .tir_walk import is_barrier, is_shfl, walk
+    from .tir_walk import is_barrier, is_shfl, is_smem_layout, is_warp, walk
     if f.kind != "gpu" or f.body is None or f in seen:
         return False
     for x in walk(f.body):
-        if is_barrier(x) or is_shfl(x):
+        if is_barrier(x) or is_shfl(x) or is_warp(x) or is_smem_layout(x):
             return True
         if isinstance(x, T.CallFn) and has_collective(x.func, seen | {f}):
             return True

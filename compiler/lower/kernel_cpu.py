@@ -92,6 +92,59 @@ class CpuTarget(KernelTarget):
                     b.icmp_unsigned("<", partner, st.nthreads))
         return b.load(b.gep(st.arrays[site.value], [b.select(ok, partner, t)]))
 
+    # -------------------------------------------------------- phase 2 (docs/phase2.md)
+    def static_smem(self, lw, info) -> ir.Value:
+        """A shared layout: block memory in the kernel's frame (one call runs one block)."""
+        st = lw.kstate
+        key = ("layout", id(info))
+        if key not in st.cache:
+            t = ir.ArrayType(lw.mem_ty(info.elem), info.total)
+            slot = lw.fs.entry_builder.alloca(t, name="smem")
+            slot.align = 16
+            st.cache[key] = lw.fs.entry_builder.bitcast(slot, R.PTR)
+        return st.cache[key]
+
+    def cp_async16(self, lw, dst, src) -> None:
+        lw.rt("nv_cp_async16", dst, src)
+
+    def cp_commit(self, lw) -> None:
+        pass                       # the copies are done when issued
+
+    def cp_wait(self, lw, n: int) -> None:
+        pass
+
+    def ldmatrix(self, lw, nmat, dst, src):
+        raise InternalError("a warp intrinsic reached the CPU lowering unsplit")
+
+    mma = ldmatrix
+
+    def warp_stage(self, lw, site, args: list) -> None:
+        """This thread's operands into its scratch slots; lane 31, the warp's last thread
+        of the loop, then runs the instruction for the warp's 32 lanes."""
+        b, st = lw.b, lw.kstate
+        slots = [lw.fs.vars[v] for v in site.scratch]
+        if site.op.name == "k.ldmatrix":
+            b.store(b.ptrtoint(args[1], I64), slots[0])
+        else:
+            for slot, src, n in zip(slots, (args[1], args[2], args[0]), (16, 8, 16)):
+                lw.memcpy(slot, src, n)
+        t = st.lin
+        last = b.icmp_unsigned("==", b.and_(t, ir.Constant(I64, 31)), ir.Constant(I64, 31))
+        with b.if_then(last):
+            first = b.sub(t, ir.Constant(I64, 31))
+            lanes = [b.bitcast(b.gep(st.arrays[v], [first]), R.PTR) for v in site.scratch]
+            if site.op.name == "k.ldmatrix":
+                lw.rt("nv_warp_ldmatrix", ir.Constant(I64, site.op.extra), *lanes)
+            else:
+                lw.rt("nv_warp_mma_16x8x16", ir.Constant(I64, site.op.extra), lanes[0], lanes[1],
+                      lanes[2], lanes[2])
+
+    def warp_finish(self, lw, site, dst) -> None:
+        """This thread's results (its lane of the warp's) to where the intrinsic writes them."""
+        slot = lw.fs.vars[site.scratch[-1]]
+        n = 4 * (site.op.extra if site.op.name == "k.ldmatrix" else 4)
+        lw.memcpy(dst, slot, n)
+
     # -------------------------------------------------------- gpu functions
     def declare_gpu(self, lw, sym) -> ir.Function:
         fn = lw.module.globals.get(sym.symbol)

@@ -209,8 +209,9 @@ class KernelLowering:
 def uses_shuffles(f: T.FuncSym, seen: frozenset = frozenset()) -> bool:
     """Whether kernel or gpu function f shuffles, itself or in a gpu function it calls."""
     from .regions import walk
+    from .tir_walk import is_warp
     if f.body is None or f in seen:
         return False
-    return any(isinstance(x, T.Builtin) and x.name == "k.shfl" or
+    return any(isinstance(x, T.Builtin) and x.name == "k.shfl" or is_warp(x) or
                isinstance(x, T.CallFn) and x.func.kind == "gpu" and uses_shuffles(x.func, seen | {f})
                for x in walk(f.body))

@@ -180,6 +180,54 @@ class GpuTarget(KernelTarget):
             return self.builtins(lw).math(lw.b, name, args)
         return lw.host_math(name, args, t)
 
+    # -------------------------------------------------------- phase 2 (docs/phase2.md)
+    def static_smem(self, lw, info) -> ir.Value:
+        """A shared layout: one `.shared` array per layout (per block, as CUDA's __shared__),
+        addressed generically like every buffer in kernel code."""
+        from ..backends.nvptx import SHARED
+        if not hasattr(self, "smem"):
+            self.smem = {}                  # id(LayoutInfo) -> its .shared array
+        gv = self.smem.get(id(info))
+        if gv is None:
+            name = f"smem.layout{len(self.smem)}"
+            t = ir.ArrayType(lw.mem_ty(info.elem), info.total)
+            gv = ir.GlobalVariable(lw.module, t, name, addrspace=SHARED)
+            gv.linkage = "internal"
+            gv.initializer = ir.Constant(t, ir.Undefined)
+            gv.align = 16
+            self.smem[id(info)] = gv
+        return lw.b.addrspacecast(lw.b.bitcast(gv, I8.as_pointer(SHARED)), I8.as_pointer())
+
+    def cp_async16(self, lw, dst, src) -> None:
+        from . import warp_ptx
+        warp_ptx.cp_async16(lw.b, dst, src)
+
+    def cp_commit(self, lw) -> None:
+        from . import warp_ptx
+        warp_ptx.cp_commit_group(lw.b)
+
+    def cp_wait(self, lw, n: int) -> None:
+        from . import warp_ptx
+        warp_ptx.cp_wait_group(lw.b, n)
+
+    def ldmatrix(self, lw, nmat: int, dst, src) -> None:
+        from . import warp_ptx
+        b = lw.b
+        out = b.bitcast(dst, I32.as_pointer())
+        for k, r in enumerate(warp_ptx.ldmatrix(b, nmat, src)):
+            b.store(r, b.gep(out, [I64(k)]))
+
+    def mma(self, lw, kind: int, c, a, b_) -> None:
+        from . import warp_ptx
+        b = lw.b
+        words = lambda p, t, n: [b.load(b.gep(b.bitcast(p, t.as_pointer()), [I64(k)]))
+                                 for k in range(n)]
+        cp = b.bitcast(c, F32.as_pointer())
+        d = warp_ptx.mma_16x8x16(b, kind, words(a, I32, 4), words(b_, I32, 2),
+                                 words(c, F32, 4))
+        for k, v in enumerate(d):
+            b.store(v, b.gep(cp, [I64(k)]))
+
     # -------------------------------------------------------- functions
     def declare_gpu(self, lw, sym) -> ir.Function:
         fn = lw.module.globals.get(sym.symbol)

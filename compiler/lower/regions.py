@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 
 from .. import tir as T
 from ..types import INT
-from .tir_walk import children, is_barrier, is_shfl, rebuild, walk  # noqa: F401 (also used from here)
+from .tir_walk import children, is_barrier, is_shfl, is_warp, rebuild, walk  # noqa: F401 (also used from here)
+from ..types import BOOL, FLOAT, I32, FixedT
 
 
 @dataclass
@@ -75,6 +76,15 @@ class ShflSite:
 
 
 @dataclass
+class WarpSite:
+    """One warp-wide intrinsic (docs/phase2.md): every thread stages its operands in per-thread
+    scratch arrays (`k.warp_stage`, where lane 31 then runs the warp's instruction on its 32
+    lanes), and a later segment copies its results out (`k.warp_finish`)."""
+    op: T.Builtin                     # k.ldmatrix or k.mma
+    scratch: list                     # ldmatrix: address, out; mma: a, b, c (c becomes d)
+
+
+@dataclass
 class Plan:
     items: list
     params: list                      # Decl(param, KArg) statements prepended to the body
@@ -82,6 +92,7 @@ class Plan:
     per_thread: set = field(default_factory=set)
     has_return: bool = False
     shuffles: list = field(default_factory=list)
+    warps: list = field(default_factory=list)
 
 
 class Unsupported(Exception):
@@ -92,8 +103,8 @@ class Unsupported(Exception):
 
 
 def structural(s) -> bool:
-    """Holds a barrier or a shuffle: split, not run inside one thread loop."""
-    return any(is_barrier(x) or is_shfl(x) for x in walk(s))
+    """Holds a barrier, a shuffle or a warp intrinsic: split, not run inside one thread loop."""
+    return any(is_barrier(x) or is_shfl(x) or is_warp(x) for x in walk(s))
 
 
 def escapes(s) -> T.Stmt | None:
@@ -126,6 +137,7 @@ def plan_kernel(sym: T.FuncSym) -> Plan:
     except CannotInline as e:
         raise Unsupported(e.span, e.reason) from None
     plan = Plan([], params)
+    body = [ranges_as_loops(s) for s in body]
     if not any(structural(s) for s in body):
         plan.items = [Loop(params + body)]    # `return` just goes on to the next thread
         return plan
@@ -134,6 +146,31 @@ def plan_kernel(sym: T.FuncSym) -> Plan:
     plan.items = Splitter(plan).split(params + body)
     plan.per_thread = per_thread_vars(plan)
     return plan
+
+
+def ranges_as_loops(s):
+    """`[lo..hi, ...] i, ...` around a barrier or warp intrinsic as nested C-style loops, whose
+    variables the splitter can keep uniform (the multi-loops of docs/phase2.md)."""
+    if not structural(s):
+        return s
+    if isinstance(s, T.Block):
+        return T.Block(s.span, [ranges_as_loops(x) for x in s.body])
+    if isinstance(s, T.If):
+        return T.If(s.span, s.cond, ranges_as_loops(s.then),
+                    None if s.orelse is None else ranges_as_loops(s.orelse))
+    if isinstance(s, T.While):
+        return T.While(s.span, s.cond, ranges_as_loops(s.body))
+    if isinstance(s, T.ForC):
+        return T.ForC(s.span, s.var, s.start, s.cond, s.step, ranges_as_loops(s.body))
+    if isinstance(s, T.RangeLoop):
+        body = ranges_as_loops(s.body)
+        for v, (lo, hi) in reversed(list(zip(s.vars, s.ranges))):
+            cur = T.Local(INT, s.span, v)
+            body = T.ForC(s.span, v, lo, T.Cmp(BOOL, s.span, "<", cur, hi, INT),
+                          T.Binop(INT, s.span, "add", cur, T.Const(INT, s.span, 1)),
+                          body if isinstance(body, T.Block) else T.Block(s.span, [body]))
+        return body
+    return s
 
 
 def defs_and_levels(stmts: list):
@@ -185,6 +222,9 @@ def uniform_expr(e, uniform: set, target=None) -> bool:
             if x.name == "k.index":
                 if x.extra[0] not in UNIFORM_INDEX:
                     return False
+            elif x.name == "k.layout":
+                if x.extra.space == "reg":        # registers are the thread's own
+                    return False
             elif x.name not in PURE_BUILTINS:
                 return False
         elif not isinstance(x, (T.Const, KArg, T.Binop, T.Unop, T.Cmp, T.Cast, T.Logic)):
@@ -222,6 +262,12 @@ class Splitter:
                 run.clear()
 
         for s in stmts:
+            if isinstance(s, T.ExprStmt) and is_warp(s.expr):
+                stage, finish = self.warp_site(s.expr)
+                run.append(stage)                 # the segment before ends with the stage
+                flush()
+                run.append(finish)                # and the next one starts with the copy-out
+                continue
             if isinstance(s, T.Block) and structural(s):
                 flush()
                 items.extend(self.split(s.body))
@@ -244,6 +290,19 @@ class Splitter:
                 run.append(s)
         flush()
         return items
+
+    def warp_site(self, op: T.Builtin):
+        n = len(self.plan.warps)
+        if op.name == "k.ldmatrix":
+            kinds = [("addr", INT), ("out", FixedT(I32, op.extra))]
+        else:
+            kinds = [("a", FixedT(I32, 4)), ("b", FixedT(I32, 2)), ("c", FixedT(FLOAT, 4))]
+        site = WarpSite(op, [T.Var(f".warp{n}.{k}", t, op.span) for k, t in kinds])
+        self.plan.warps.append(site)
+        return (T.ExprStmt(op.span, T.Builtin(op.type, op.span,
+                                              "k.warp_stage", list(op.args), site)),
+                T.ExprStmt(op.span, T.Builtin(op.type, op.span, "k.warp_finish", [op.args[0]],
+                                              site)))
 
     def is_uniform_def(self, s) -> bool:
         u = self.plan.uniform
@@ -276,7 +335,7 @@ class Splitter:
 
     def no_shfl(self, e) -> None:
         for x in walk(e):
-            if is_shfl(x):
+            if is_shfl(x) or is_warp(x):
                 raise Unsupported(x.span, "a shuffle in a condition or loop header")
 
     def shuffles(self, s) -> list:
@@ -333,4 +392,6 @@ def per_thread_vars(plan: Plan) -> set:
     out = {v for v, ids in seen.items() if len(ids) > 1}
     for site in plan.shuffles:
         out |= {site.value, site.k}
+    for w in plan.warps:
+        out |= set(w.scratch)
     return out

@@ -208,6 +208,10 @@ SIGNATURES: dict[str, tuple] = {
     "nv_buffer_copy": (VOID, [PTR, PTR, I64, I64]),
     "nv_gpu_available": (I32, []),
     "nv_gpu_sync": (VOID, []),
+    # warp intrinsics on the CPU back end (runtime_cpp/kernel/warp.h, docs/phase2.md)
+    "nv_warp_ldmatrix": (VOID, [I64, PTR, PTR]),
+    "nv_warp_mma_16x8x16": (VOID, [I64, PTR, PTR, PTR, PTR]),
+    "nv_cp_async16": (VOID, [PTR, PTR]),
     # C library
     "fmodf": (F32, [F32, F32]),
     "fmod": (F64, [F64, F64]),

@@ -36,6 +36,15 @@ def is_shfl(n) -> bool:
     return isinstance(n, T.Builtin) and n.name == "k.shfl"
 
 
+def is_warp(n) -> bool:
+    """A warp-wide phase-2 intrinsic (docs/phase2.md): all 32 lanes execute it together."""
+    return isinstance(n, T.Builtin) and n.name in ("k.ldmatrix", "k.mma")
+
+
+def is_smem_layout(n) -> bool:
+    return isinstance(n, T.Builtin) and n.name == "k.layout" and n.extra.space == "smem"
+
+
 def rebuild(n, subst: dict):
     """A copy of n with the nodes whose id is in subst replaced (the original body is kept
     intact for other targets)."""

@@ -97,6 +97,15 @@ def _pieces(x) -> list:
         return ["([] ", n.obj, " ", n.index, ")"]
     if isinstance(n, ast.Slice):
         return ["([:] ", n.obj, " ", n.lo, " ", n.hi, ")"]
+    if isinstance(n, ast.MultiIndex):
+        return ["([,] ", n.obj, *[p for i in n.indices for p in (" ", i)], ")"]
+    if isinstance(n, ast.AddrOf):
+        return ["({} ", n.obj, *[p for i in n.indices for p in (" ", i)], ")"]
+    if isinstance(n, ast.LayoutNew):
+        return ["(layout-new ", n.type, *[p for a in n.args for p in (" ", a)], ")"]
+    if isinstance(n, ast.LayoutType):
+        return ["layout<", n.elem, *[p for d in n.dims for p in (", ", d)],
+                ", smem" if n.smem else "", ">"]
     if isinstance(n, ast.New):
         return ["(new ", n.type, *[p for a in n.args for p in (" ", a)], ")"]
     if isinstance(n, ast.Convert):

@@ -11,7 +11,7 @@ from .grammar import (_BINARY, _CMP_LEVEL, _LINE_END, _NEG_LEVEL, _NORMALISE, _N
 class _Expressions:
     """Expressions, from precedence climbing down to literals and f-string fields."""
 
-    def expr(self, stop_chan: bool = False) -> ast.Expr:
+    def expr(self, stop_chan: bool = False, stop_angle: bool = False) -> ast.Expr:
         """Operator-precedence parse of levels 1-12 of 4.1 with explicit stacks, so a long chain
         `1 + 1 + ... + 1` needs no recursion. With `stop_chan`, a `<-` ends the expression (a simple
         statement's first expression, 2.4); otherwise `<-` is `<` followed by unary `-`."""
@@ -38,6 +38,8 @@ class _Expressions:
             if t.kind is T.OP:
                 op = t.text
                 level = _BINARY.get(op)
+                if stop_angle and (level is None or level <= _CMP_LEVEL):
+                    break
                 if level is None:
                     if op != "<-" or stop_chan:
                         break
@@ -124,7 +126,13 @@ class _Expressions:
             elif s == "[":
                 e = self.subscript(e)
             elif s == "{":
-                self.fail(t, "layout views are a phase-2 feature")
+                self.advance()
+                self.enter(t)
+                indices = self.expr_list("}")
+                self.leave()
+                if not indices:
+                    self.fail(t, "an address form needs at least one index: v{i, j}")
+                e = ast.AddrOf(t.span, e, indices)
             else:
                 return e
 
@@ -173,8 +181,18 @@ class _Expressions:
                 is_slice = True
         if is_slice and not self.at_op("]", ","):
             hi = self.expr()
+        if self.at_op(",") and not is_slice:
+            indices = [lo]
+            while self.at_op(","):
+                self.advance()
+                if self.at_op("]"):
+                    break
+                indices.append(self.expr())
+            self.expect_op("]")
+            self.leave()
+            return ast.MultiIndex(t.span, obj, tuple(indices))
         if self.at_op(","):
-            self.fail(t, "tile indexing is a phase-2 feature")
+            self.fail(self.tok, "expected ']'", hint="a slice takes one range: a[lo:hi]")
         self.expect_op("]")
         self.leave()
         if is_slice:
@@ -227,7 +245,10 @@ class _Expressions:
             if w in TYPE_KEYWORDS:
                 return self.convert()
             if w == "layout":
-                self.fail(t, "layout views are a phase-2 feature")
+                ty = self.layout_type()
+                o = self.expect_op("(", "expected '(' after the layout type: layout<...>(buffer) "
+                                        "or layout<...>()")
+                return ast.LayoutNew(t.span, ty, self.args(o, allow_split=False))
         elif k is T.OP:
             s = t.text
             if s == "(":

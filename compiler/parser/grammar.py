@@ -8,7 +8,8 @@ NESTING_MESSAGE = f"nesting too deep (limit {MAX_NESTING})"
 
 # Generic built-ins: `NAME <` opens type arguments after these (Appendix A, disambiguation 2).
 BUILTIN_GENERICS = frozenset(
-    "zeros ones buffer device_buffer copy to_buffer to_device to_array size_of isa shared".split())
+    "zeros ones buffer device_buffer copy to_buffer to_device to_array size_of isa shared "
+    "mma_16x8x16".split())
 COMPOSITE_TYPES = frozenset("array map tuple channel Function".split())
 OPERATOR_SYMBOLS = frozenset("+ - * / // % @ == != < <= > >= and or".split())
 

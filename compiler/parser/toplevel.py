@@ -262,7 +262,11 @@ class _TopLevel:
         self.advance()
         ret = self.ret_type()
         if self.at_opsym():
-            self.fail(self.tok, "gpu operator definitions are a phase-2 feature", quiet=True)
+            o = self.tok
+            name = self.opsym()
+            params = self.params()
+            body = self.block()
+            return ast.FuncDef(o.span, name, (), params, ret, body, "gpu", is_operator=True)
         n = self.expect_name("expected function name")
         if self.at_op("<"):
             self.error(self.tok.span, "gpu functions cannot have type parameters")

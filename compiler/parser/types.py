@@ -49,7 +49,7 @@ class _Types:
             if w == "void":
                 self.fail(t, "void is only a return type")
             if w == "layout":
-                self.fail(t, "layout views are a phase-2 feature")
+                return self.layout_type()
             self.fail(t, "expected type")
         if t.kind is T.NAME:
             self.advance()
@@ -62,6 +62,28 @@ class _Types:
                 args, _ = self.targs()
             return ast.TypeName(t.span, name, args, module)
         self.fail(t, "expected type")
+
+    def layout_type(self) -> ast.LayoutType:
+        """`layout` `<` type {, dim} [, smem] `>` (docs/phase2.md); the keyword is the token."""
+        t = self.advance()
+        if not self.at_op("<"):
+            self.fail(self.tok, "expected '<' after 'layout'")
+        o = self.advance()
+        self.enter(o)
+        elem = self.type_()
+        dims, smem = [], False
+        while self.at_op(","):
+            self.advance()
+            if self.tok.kind is T.NAME and self.tok.text == "smem" and self.peek().is_op(">", ">>"):
+                self.advance()
+                smem = True
+                break
+            dims.append(self.expr(stop_angle=True))
+        self.leave()
+        if not dims:
+            self.fail(self.tok, "a layout needs at least one dimension: layout<T, d0, ...>")
+        self.close_angle()
+        return ast.LayoutType(t.span, elem, tuple(dims), smem)
 
     def targs(self, kind: str | None = None) -> tuple[tuple[ast.TypeExpr, ...], ast.Expr | None]:
         """`<` type {, type} `>` (a channel's second argument is its capacity; Function's first may be

@@ -110,8 +110,10 @@ def space(prev2, prev, cur, stack: list[str], header: bool, lead=None, compares=
         return ""
     if prev.kind is T.OP and p == ":":
         return "" if inner == "[" else " "
+    if cur.kind is T.OP and c == "{" and (prev.kind is T.NAME or p in (")", "]")):
+        return ""                                # an address form v{i, j} (docs/phase2.md)
     if cur.kind is T.OP and c in ("(", "["):
-        if prev.kind in (T.NAME, T.STRING, T.FSTRING) or p in (")", "]") or \
+        if prev.kind in (T.NAME, T.STRING, T.FSTRING) or p in (")", "]", "}") or \
                 prev.kind is T.KW and (p in TYPE_KEYWORDS or p in ("self", "super", "ctor")):
             return ""
         if prev.kind is T.OP and p in AMBIGUOUS:

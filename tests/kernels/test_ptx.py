@@ -1,9 +1,9 @@
 """Every kernel of every kernel program has PTX that ptxas assembles for sm_80 and sm_90, with
 its `.entry` (issue 7, "Tests").
 
-Programs: the golden kernel programs (tests/programs/s12_kernels/*.nv) and one small program
-per builtin (tests/kernels/programs/: indices in 2-D/3-D launches, barriers and shared memory at
-offsets, shuffles of each width, atomics on int/i32/float/f64, math, gpu functions). The PTX is
+Programs: the golden kernel programs (tests/programs/s12_kernels/*.nv, and phase2/*.nv of
+docs/phase2.md) and one small program per builtin (tests/kernels/programs/: indices in 2-D/3-D
+launches, barriers and shared memory at offsets, shuffles of each width, atomics on int/i32/float/f64, math, gpu functions). The PTX is
 what `nsm run --emit ptx` prints and what the runtime embeds. With CI=true a missing ptxas
 fails these tests (conftest.py).
 """
@@ -29,7 +29,8 @@ def _compiles_kernels(p: Path) -> bool:
 
 
 PROGRAMS = [p for p in sorted((HERE / "programs").glob("*.nv")) +
-            sorted((REPO / "tests" / "programs" / "s12_kernels").glob("*.nv"))
+            sorted((REPO / "tests" / "programs" / "s12_kernels").glob("*.nv")) +
+            sorted((REPO / "tests" / "programs" / "s12_kernels" / "phase2").glob("*.nv"))
             if _compiles_kernels(p)]
 # PTX each of the builtin programs must contain: the builtin really reached the GPU lowering
 EXPECT = {
@@ -39,6 +40,14 @@ EXPECT = {
     "atomics.nv": ["atom.global.add.u64", "atom.global.add.u32", "atom.global.add.f32",
                    "atom.global.add.f64"],
     "math_gpu.nv": ["sqrt.rn.f32", "sqrt.rn.f64", "ex2.approx", "cvt.rmi.f32.f32"],
+    # phase 2 (docs/phase2.md): shared layouts in address space 3 and the warp intrinsics
+    "layouts.nv": [".shared .align 16 .b8", "st.shared.b32", "ld.shared.b32"],
+    "cp_async.nv": ["cp.async.ca.shared.global", "cp.async.commit_group",
+                    "cp.async.wait_group \t1;", "cp.async.wait_group \t0;"],
+    "ldmatrix.nv": ["ldmatrix.sync.aligned.m8n8.x4.shared.b16",
+                    "ldmatrix.sync.aligned.m8n8.x2.shared.b16"],
+    "mma.nv": ["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+               "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"],
 }
 
 
