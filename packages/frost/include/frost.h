@@ -126,6 +126,19 @@ int64_t frost__c_load_raw(const char* path, float* data, int64_t n);
 // Size of a file in bytes, -1 when missing.
 int64_t frost__c_file_size(const char* path);
 
+// Per-op profile (FROST_PROFILE=1, native/profile.cpp): prof_on says whether it is on (the
+// variable is read once); prof_begin opens a timed scope (returns 0, reading no clock, when off),
+// prof_end closes it as op with its FLOPs (0 when undefined), a no-op for t0 = 0. Scopes nest
+// per thread; a scope's own time excludes its nested scopes. Printed at exit (stderr) and
+// written to FROST_PROFILE_JSON; reset drops what was recorded; write_json returns the number
+// of ops written, -1 when the file cannot be written.
+int32_t frost__c_prof_on(void);
+int64_t frost__c_prof_begin(void);
+void frost__c_prof_end(const char* op, int64_t t0, double flops);
+void frost__c_prof_reset(void);
+int64_t frost__c_prof_write_json(const char* path);
+void frost__c_prof_print(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,6 +14,7 @@
 #include <string>
 #include <unordered_map>
 #include "frost.h"
+#include "profile.h"
 
 using namespace dnnl;
 using tag = memory::format_tag;
@@ -85,6 +86,7 @@ struct Blocked {
     memory in(const void* p) {
         memory um = mem(user, p);
         if (same) return um;
+        frost_prof::Scope prof("dnnl.reorder", 0);
         to_prim.execute(strm(), um, buf);
         return buf;
     }
@@ -93,6 +95,7 @@ struct Blocked {
     // Copy a blocked output back into the caller's buffer at p.
     void back(void* p) {
         if (same) return;
+        frost_prof::Scope prof("dnnl.reorder", 0);
         memory um = mem(user, p);
         to_user.execute(strm(), buf, um);
     }
@@ -148,11 +151,19 @@ std::shared_ptr<Conv> conv_of(int64_t n, int64_t c, int64_t h, int64_t w, int64_
     });
 }
 
+// Multiply-adds of one convolution pass (forward, backward data and backward weights alike).
+double conv_flops(int64_t n, int64_t c, int64_t h, int64_t w, int64_t oc, int64_t kh, int64_t kw,
+                  int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
+    int64_t oh = (h + 2 * ph - kh) / sh + 1, ow = (w + 2 * pw - kw) / sw + 1;
+    return 2.0 * n * oc * oh * ow * c * kh * kw;
+}
+
 }  // namespace
 
 void frost__c_conv2d_forward(const float* x, const float* w, const float* b, float* y, int64_t n,
                              int64_t c, int64_t h, int64_t wd, int64_t oc, int64_t kh, int64_t kw,
                              int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
+    frost_prof::Scope prof("dnnl.conv_fwd", conv_flops(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw));
     try {
         auto p = conv_of(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw);
         memory bias = b ? mem(memory::desc({oc}, dt::f32, tag::x), b) : p->zero_bias;
@@ -168,6 +179,7 @@ void frost__c_conv2d_forward(const float* x, const float* w, const float* b, flo
 void frost__c_conv2d_backward_data(const float* dy, const float* w, float* dx, int64_t n,
                                    int64_t c, int64_t h, int64_t wd, int64_t oc, int64_t kh,
                                    int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
+    frost_prof::Scope prof("dnnl.conv_bwd_data", conv_flops(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw));
     try {
         auto p = conv_of(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw);
         p->bwd_data.execute(strm(), {{DNNL_ARG_DIFF_DST, p->d_dst.in(dy)},
@@ -182,6 +194,8 @@ void frost__c_conv2d_backward_weights(const float* x, const float* dy, float* dw
                                       int64_t n, int64_t c, int64_t h, int64_t wd, int64_t oc,
                                       int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
                                       int64_t pw) {
+    frost_prof::Scope prof("dnnl.conv_bwd_weights",
+                           conv_flops(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw));
     try {
         auto p = conv_of(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw);
         memory bias = db ? mem(memory::desc({oc}, dt::f32, tag::x), db) : p->scratch_bias;
@@ -236,6 +250,7 @@ int64_t frost__c_pool2d_ws_size(int32_t kind, int64_t n, int64_t c, int64_t h, i
 void frost__c_pool2d_forward(int32_t kind, const float* x, float* y, float* ws, int64_t n,
                              int64_t c, int64_t h, int64_t wd, int64_t kh, int64_t kw, int64_t sh,
                              int64_t sw, int64_t ph, int64_t pw) {
+    frost_prof::Scope prof(kind == 0 ? "dnnl.max_pool_fwd" : "dnnl.avg_pool_fwd", 0);
     try {
         auto p = pool_of(kind, n, c, h, wd, kh, kw, sh, sw, ph, pw);
         auto& pd = p->fwd_pd;
@@ -251,6 +266,7 @@ void frost__c_pool2d_forward(int32_t kind, const float* x, float* y, float* ws, 
 void frost__c_pool2d_backward(int32_t kind, const float* dy, float* dx, const float* ws, int64_t n,
                               int64_t c, int64_t h, int64_t wd, int64_t kh, int64_t kw,
                               int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
+    frost_prof::Scope prof(kind == 0 ? "dnnl.max_pool_bwd" : "dnnl.avg_pool_bwd", 0);
     try {
         auto p = pool_of(kind, n, c, h, wd, kh, kw, sh, sw, ph, pw);
         auto& pd = p->bwd_pd;
@@ -313,6 +329,7 @@ inline void grad_sums(const float* g, const float* x, int64_t len, float mu, dou
 void frost__c_batch_norm_forward(int32_t training, const float* x, float* y, const float* scale,
                                  const float* shift, float* mean, float* var, int64_t n, int64_t c,
                                  int64_t h, int64_t wd, float eps) {
+    frost_prof::Scope prof("batch_norm_fwd", 0);
     const int64_t plane = h * wd, m = n * plane;
     #pragma omp parallel for schedule(static) if (m * c > 16384)
     for (int64_t j = 0; j < c; j++) {
@@ -345,6 +362,7 @@ void frost__c_batch_norm_backward(const float* x, const float* dy, const float* 
                                   const float* mean, const float* var, float* dx, float* dscale,
                                   float* dshift, int64_t n, int64_t c, int64_t h, int64_t wd,
                                   float eps) {
+    frost_prof::Scope prof("batch_norm_bwd", 0);
     const int64_t plane = h * wd, m = n * plane;
     #pragma omp parallel for schedule(static) if (m * c > 16384)
     for (int64_t j = 0; j < c; j++) {
