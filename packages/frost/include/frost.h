@@ -138,6 +138,9 @@ void frost__c_prof_end(const char* op, int64_t t0, double flops);
 void frost__c_prof_reset(void);
 int64_t frost__c_prof_write_json(const char* path);
 void frost__c_prof_print(void);
+// CPU seconds used by the process so far, all threads (CLOCK_PROCESS_CPUTIME_ID): benchmarks
+// report CPU time per step beside wall time on shared machines.
+double frost__c_process_cpu_s(void);
 
 #ifdef __cplusplus
 }

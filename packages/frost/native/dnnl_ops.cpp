@@ -72,10 +72,12 @@ struct Blocked {
     bool same = true;
     memory buf;
     reorder to_prim, to_user;
+    const char* what = "dnnl.reorder";   // the profile's name for this argument's copies
 
     Blocked() = default;
-    Blocked(const memory::desc& u, const memory::desc& p, bool input, bool output)
-        : user(u), prim(p), same(u == p) {
+    Blocked(const memory::desc& u, const memory::desc& p, bool input, bool output,
+            const char* name)
+        : user(u), prim(p), same(u == p), what(name) {
         if (same) return;
         buf = memory(p, eng());
         memory um(u, eng(), DNNL_MEMORY_NONE);
@@ -86,7 +88,7 @@ struct Blocked {
     memory in(const void* p) {
         memory um = mem(user, p);
         if (same) return um;
-        frost_prof::Scope prof("dnnl.reorder", 0);
+        frost_prof::Scope prof(what, 0);
         to_prim.execute(strm(), um, buf);
         return buf;
     }
@@ -95,7 +97,7 @@ struct Blocked {
     // Copy a blocked output back into the caller's buffer at p.
     void back(void* p) {
         if (same) return;
-        frost_prof::Scope prof("dnnl.reorder", 0);
+        frost_prof::Scope prof(what, 0);
         memory um = mem(user, p);
         to_user.execute(strm(), buf, um);
     }
@@ -124,22 +126,22 @@ std::shared_ptr<Conv> conv_of(int64_t n, int64_t c, int64_t h, int64_t w, int64_
         auto fwd_pd = convolution_forward::primitive_desc(eng(), prop_kind::forward_training,
             algorithm::convolution_direct, any_src, any_wei, bias, any_dst, strides, pad, pad);
         p->fwd = convolution_forward(fwd_pd);
-        p->f_src = Blocked(src, fwd_pd.src_desc(), true, false);
-        p->f_wei = Blocked(wei, fwd_pd.weights_desc(), true, false);
-        p->f_dst = Blocked(dst, fwd_pd.dst_desc(), false, true);
+        p->f_src = Blocked(src, fwd_pd.src_desc(), true, false, "dnnl.reorder fwd src");
+        p->f_wei = Blocked(wei, fwd_pd.weights_desc(), true, false, "dnnl.reorder fwd weights");
+        p->f_dst = Blocked(dst, fwd_pd.dst_desc(), false, true, "dnnl.reorder fwd dst");
         auto bd_pd = convolution_backward_data::primitive_desc(eng(),
             algorithm::convolution_direct, any_src, any_wei, any_dst, strides, pad, pad, fwd_pd);
         p->bwd_data = convolution_backward_data(bd_pd);
-        p->d_dst = Blocked(dst, bd_pd.diff_dst_desc(), true, false);
-        p->d_wei = Blocked(wei, bd_pd.weights_desc(), true, false);
-        p->d_src = Blocked(src, bd_pd.diff_src_desc(), false, true);
+        p->d_dst = Blocked(dst, bd_pd.diff_dst_desc(), true, false, "dnnl.reorder bwd_data diff_dst");
+        p->d_wei = Blocked(wei, bd_pd.weights_desc(), true, false, "dnnl.reorder bwd_data weights");
+        p->d_src = Blocked(src, bd_pd.diff_src_desc(), false, true, "dnnl.reorder bwd_data diff_src");
         auto bw_pd = convolution_backward_weights::primitive_desc(eng(),
             algorithm::convolution_direct, any_src, any_wei, bias, any_dst, strides, pad, pad,
             fwd_pd);
         p->bwd_w = convolution_backward_weights(bw_pd);
-        p->w_src = Blocked(src, bw_pd.src_desc(), true, false);
-        p->w_dst = Blocked(dst, bw_pd.diff_dst_desc(), true, false);
-        p->w_wei = Blocked(wei, bw_pd.diff_weights_desc(), false, true);
+        p->w_src = Blocked(src, bw_pd.src_desc(), true, false, "dnnl.reorder bwd_weights src");
+        p->w_dst = Blocked(dst, bw_pd.diff_dst_desc(), true, false, "dnnl.reorder bwd_weights diff_dst");
+        p->w_wei = Blocked(wei, bw_pd.diff_weights_desc(), false, true, "dnnl.reorder bwd_weights diff_weights");
         p->zero_bias = memory(bias, eng());
         memset(p->zero_bias.get_data_handle(), 0, oc * sizeof(float));
         p->scratch_bias = memory(bias, eng());

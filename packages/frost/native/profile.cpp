@@ -150,3 +150,9 @@ void frost__c_prof_reset(void) {
 int64_t frost__c_prof_write_json(const char* path) { return write_json(path); }
 
 void frost__c_prof_print(void) { print_table(stderr); }
+
+double frost__c_process_cpu_s(void) {
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
