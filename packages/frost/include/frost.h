@@ -73,14 +73,12 @@ void frost__c_conv2d_forward(const float* x, const float* w, const float* b, flo
                              int64_t n, int64_t c, int64_t h, int64_t wd, int64_t oc,
                              int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
                              int64_t pw);
-void frost__c_conv2d_backward_data(const float* dy, const float* w, float* dx, int64_t n,
-                                   int64_t c, int64_t h, int64_t wd, int64_t oc, int64_t kh,
-                                   int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw);
-// dw (and db unless NULL) are overwritten.
-void frost__c_conv2d_backward_weights(const float* x, const float* dy, float* dw, float* db,
-                                      int64_t n, int64_t c, int64_t h, int64_t wd, int64_t oc,
-                                      int64_t kh, int64_t kw, int64_t sh, int64_t sw,
-                                      int64_t ph, int64_t pw);
+// Its gradients from dy (N, OC, OH, OW): dx (the input's, unless NULL), then dw (unless NULL)
+// and db (unless NULL), all overwritten; dy is reordered once for both passes.
+void frost__c_conv2d_backward(const float* x, const float* dy, const float* w, float* dx,
+                              float* dw, float* db, int64_t n, int64_t c, int64_t h, int64_t wd,
+                              int64_t oc, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                              int64_t ph, int64_t pw);
 
 // Pooling (oneDNN pooling_forward/backward): kind 0 max, 1 average counting padding
 // (PyTorch's AvgPool2d default). Max pooling keeps its argmax in ws, whose size in floats is

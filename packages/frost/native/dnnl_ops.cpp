@@ -178,36 +178,37 @@ void frost__c_conv2d_forward(const float* x, const float* w, const float* b, flo
     } catch (const error& e) { fail("convolution forward", e); }
 }
 
-void frost__c_conv2d_backward_data(const float* dy, const float* w, float* dx, int64_t n,
-                                   int64_t c, int64_t h, int64_t wd, int64_t oc, int64_t kh,
-                                   int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
-    frost_prof::Scope prof("dnnl.conv_bwd_data", conv_flops(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw));
+// Both backward passes from one reorder of dy when their primitives want it in the same
+// layout (as oneDNN's hints from the forward make them here): dx unless NULL, then dw (and db
+// unless NULL) unless dw is NULL.
+void frost__c_conv2d_backward(const float* x, const float* dy, const float* w, float* dx,
+                              float* dw, float* db, int64_t n, int64_t c, int64_t h, int64_t wd,
+                              int64_t oc, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                              int64_t ph, int64_t pw) {
+    const double flops = conv_flops(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw);
     try {
         auto p = conv_of(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw);
-        p->bwd_data.execute(strm(), {{DNNL_ARG_DIFF_DST, p->d_dst.in(dy)},
-                                     {DNNL_ARG_WEIGHTS, p->d_wei.in(w)},
-                                     {DNNL_ARG_DIFF_SRC, p->d_src.out(dx)}});
-        p->d_src.back(dx);
+        memory g_data;                       // dy as backward-data read it, when it ran
+        if (dx) {
+            frost_prof::Scope prof("dnnl.conv_bwd_data", flops);
+            g_data = p->d_dst.in(dy);
+            p->bwd_data.execute(strm(), {{DNNL_ARG_DIFF_DST, g_data},
+                                         {DNNL_ARG_WEIGHTS, p->d_wei.in(w)},
+                                         {DNNL_ARG_DIFF_SRC, p->d_src.out(dx)}});
+            p->d_src.back(dx);
+        }
+        if (dw) {
+            frost_prof::Scope prof("dnnl.conv_bwd_weights", flops);
+            bool shared = dx && !p->d_dst.same && p->w_dst.prim == p->d_dst.prim;
+            memory bias = db ? mem(memory::desc({oc}, dt::f32, tag::x), db) : p->scratch_bias;
+            p->bwd_w.execute(strm(), {{DNNL_ARG_SRC, p->w_src.in(x)},
+                                      {DNNL_ARG_DIFF_DST, shared ? g_data : p->w_dst.in(dy)},
+                                      {DNNL_ARG_DIFF_WEIGHTS, p->w_wei.out(dw)},
+                                      {DNNL_ARG_DIFF_BIAS, bias}});
+            p->w_wei.back(dw);
+        }
         strm().wait();
-    } catch (const error& e) { fail("convolution backward (data)", e); }
-}
-
-void frost__c_conv2d_backward_weights(const float* x, const float* dy, float* dw, float* db,
-                                      int64_t n, int64_t c, int64_t h, int64_t wd, int64_t oc,
-                                      int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
-                                      int64_t pw) {
-    frost_prof::Scope prof("dnnl.conv_bwd_weights",
-                           conv_flops(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw));
-    try {
-        auto p = conv_of(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw);
-        memory bias = db ? mem(memory::desc({oc}, dt::f32, tag::x), db) : p->scratch_bias;
-        p->bwd_w.execute(strm(), {{DNNL_ARG_SRC, p->w_src.in(x)},
-                                  {DNNL_ARG_DIFF_DST, p->w_dst.in(dy)},
-                                  {DNNL_ARG_DIFF_WEIGHTS, p->w_wei.out(dw)},
-                                  {DNNL_ARG_DIFF_BIAS, bias}});
-        p->w_wei.back(dw);
-        strm().wait();
-    } catch (const error& e) { fail("convolution backward (weights)", e); }
+    } catch (const error& e) { fail("convolution backward", e); }
 }
 
 namespace {
