@@ -99,18 +99,19 @@ void frost__c_adaptive_avg_pool2d(const float* x, float* y, int64_t nc, int64_t 
 void frost__c_adaptive_avg_pool2d_backward(const float* dy, float* dx, int64_t nc, int64_t h,
                                            int64_t wd, int64_t oh, int64_t ow);
 
-// Batch normalization over (N, H, W) per channel (oneDNN batch_normalization, scale and
-// shift). training = 1: mean and var (biased) are written with the batch statistics;
-// training = 0: they are read (running statistics).
+// Batch normalization over (N, H, W) per channel (plain loops, scale and shift).
+// training = 1: mean and var (biased) are written with the batch statistics; training = 0:
+// they are read (running statistics). relu = 1: y = max(bn(x), 0) in the same pass.
 void frost__c_batch_norm_forward(int32_t training, const float* x, float* y,
                                  const float* scale, const float* shift, float* mean,
                                  float* var, int64_t n, int64_t c, int64_t h, int64_t wd,
-                                 float eps);
-// Training-mode gradient: dx, dscale, dshift overwritten.
+                                 float eps, int32_t relu);
+// Training-mode gradient: dx, dscale, dshift overwritten. y: NULL, or the output of a fused
+// ReLU (dy then counts only where y > 0).
 void frost__c_batch_norm_backward(const float* x, const float* dy, const float* scale,
                                   const float* mean, const float* var, float* dx,
                                   float* dscale, float* dshift, int64_t n, int64_t c,
-                                  int64_t h, int64_t wd, float eps);
+                                  int64_t h, int64_t wd, float eps, const float* y);
 
 // A gzip (or plain) file's uncompressed size in bytes, -1 when it cannot be read; then its
 // bytes into out (at most cap), returning the count (zlib gzread).

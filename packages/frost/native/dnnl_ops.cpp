@@ -5,6 +5,7 @@
 // Sources: oneDNN 3.2 developer guide, "Convolution", "Pooling", "Batch Normalization"
 // (primitive descriptors for forward_training with hints for backward, workspace for max pooling).
 #include <dnnl.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cmath>
@@ -314,14 +315,24 @@ inline double sq_dev_of(const float* p, int64_t len, float mu) {
     return s;
 }
 
-// sum g and sum g (x - mu) over a plane.
-inline void grad_sums(const float* g, const float* x, int64_t len, float mu, double& sg,
-                      double& sgx) {
+// sum g and sum g (x - mu) over a plane; with y (a fused ReLU's output) g counts only where
+// y > 0, the gradient the separate ReLU backward would have passed on.
+inline void grad_sums(const float* g, const float* x, const float* y, int64_t len, float mu,
+                      double& sg, double& sgx) {
     for (int64_t q0 = 0; q0 < len; q0 += 1024) {
         int64_t q1 = q0 + 1024 < len ? q0 + 1024 : len;
         float p1 = 0, p2 = 0;
-        #pragma omp simd reduction(+ : p1, p2)
-        for (int64_t q = q0; q < q1; q++) { p1 += g[q]; p2 += g[q] * (x[q] - mu); }
+        if (y) {
+            #pragma omp simd reduction(+ : p1, p2)
+            for (int64_t q = q0; q < q1; q++) {
+                float gq = y[q] > 0.0f ? g[q] : 0.0f;
+                p1 += gq;
+                p2 += gq * (x[q] - mu);
+            }
+        } else {
+            #pragma omp simd reduction(+ : p1, p2)
+            for (int64_t q = q0; q < q1; q++) { p1 += g[q]; p2 += g[q] * (x[q] - mu); }
+        }
         sg += p1;
         sgx += p2;
     }
@@ -331,7 +342,7 @@ inline void grad_sums(const float* g, const float* x, int64_t len, float mu, dou
 
 void frost__c_batch_norm_forward(int32_t training, const float* x, float* y, const float* scale,
                                  const float* shift, float* mean, float* var, int64_t n, int64_t c,
-                                 int64_t h, int64_t wd, float eps) {
+                                 int64_t h, int64_t wd, float eps, int32_t relu) {
     frost_prof::Scope prof("batch_norm_fwd", 0);
     const int64_t plane = h * wd, m = n * plane;
     #pragma omp parallel for schedule(static) if (m * c > 16384)
@@ -356,7 +367,10 @@ void frost__c_batch_norm_forward(int32_t training, const float* x, float* y, con
         for (int64_t i = 0; i < n; i++) {
             const float* xp = x + (i * c + j) * plane;
             float* yp = y + (i * c + j) * plane;
-            for (int64_t q = 0; q < plane; q++) yp[q] = xp[q] * a + b;
+            if (relu)
+                for (int64_t q = 0; q < plane; q++) yp[q] = std::max(xp[q] * a + b, 0.0f);
+            else
+                for (int64_t q = 0; q < plane; q++) yp[q] = xp[q] * a + b;
         }
     }
 }
@@ -364,7 +378,7 @@ void frost__c_batch_norm_forward(int32_t training, const float* x, float* y, con
 void frost__c_batch_norm_backward(const float* x, const float* dy, const float* scale,
                                   const float* mean, const float* var, float* dx, float* dscale,
                                   float* dshift, int64_t n, int64_t c, int64_t h, int64_t wd,
-                                  float eps) {
+                                  float eps, const float* y) {
     frost_prof::Scope prof("batch_norm_bwd", 0);
     const int64_t plane = h * wd, m = n * plane;
     #pragma omp parallel for schedule(static) if (m * c > 16384)
@@ -372,8 +386,10 @@ void frost__c_batch_norm_backward(const float* x, const float* dy, const float* 
         const float mu = mean[j];
         const float invstd = 1.0f / std::sqrt(var[j] + eps);
         double sdy = 0, sdyx = 0;
-        for (int64_t i = 0; i < n; i++)
-            grad_sums(dy + (i * c + j) * plane, x + (i * c + j) * plane, plane, mu, sdy, sdyx);
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t o = (i * c + j) * plane;
+            grad_sums(dy + o, x + o, y ? y + o : nullptr, plane, mu, sdy, sdyx);
+        }
         dscale[j] = (float)(sdyx * invstd);
         dshift[j] = (float)sdy;
         // dx = w invstd (dy - mean(dy) - (x - mu) invstd^2 mean(dy (x - mu)))
@@ -384,7 +400,13 @@ void frost__c_batch_norm_backward(const float* x, const float* dy, const float* 
             const float* xp = x + (i * c + j) * plane;
             const float* gp = dy + (i * c + j) * plane;
             float* dp = dx + (i * c + j) * plane;
-            for (int64_t q = 0; q < plane; q++) dp[q] = (gp[q] - gmean - (xp[q] - mu) * k) * a;
+            if (y) {
+                const float* yp = y + (i * c + j) * plane;
+                for (int64_t q = 0; q < plane; q++)
+                    dp[q] = ((yp[q] > 0.0f ? gp[q] : 0.0f) - gmean - (xp[q] - mu) * k) * a;
+            } else {
+                for (int64_t q = 0; q < plane; q++) dp[q] = (gp[q] - gmean - (xp[q] - mu) * k) * a;
+            }
         }
     }
 }
