@@ -417,6 +417,9 @@ def _bench_options(model: str, steps: int):
             click.option("--omp-wait-policy", type=click.Choice(["passive", "active", "default"]),
                          default="passive", show_default=True,
                          help="OMP_WAIT_POLICY of both systems (default: leave it unset)."),
+            click.option("--profile/--no-profile", default=True,
+                         help="Frost's per-op profile (FROST_PROFILE) of the measured steps "
+                              "in the report."),
         ]
         for o in reversed(opts):
             f = o(f)

@@ -1,6 +1,7 @@
 """Benchmark reports: per-system statistics over the measured steps (warm-up excluded), the
-environment (versions, CPU, threads, commit, command line), report.json, plot.png (matplotlib:
-loss per step and images/s per system) and the rich table printed at the end."""
+environment (versions, CPU, threads, commit, command line), the throughput goals with PASS/FAIL,
+Frost's per-op profile, report.json, plot.png (matplotlib: loss per step and images/s per
+system) and the rich table printed at the end."""
 from __future__ import annotations
 
 import json
@@ -16,6 +17,11 @@ from pathlib import Path
 from ..files import write_atomic
 
 ROOT = Path(__file__).parents[2]
+
+# Issue 23's throughput goals for ResNet-18 training (batch 32 and 128 on 2 threads): Frost's
+# images/s, and Frost over PyTorch when --compare torch ran.
+GOALS = {"resnet18": {"batches": (32, 128), "threads": 2, "images_per_s": 40.0, "ratio": 1.6}}
+PROFILE_ROWS = 15
 
 
 def gpu_info() -> dict:
@@ -97,6 +103,8 @@ def summarize(r: dict, batch: int) -> dict:
          "median_data_wait_s": statistics.median(waits),
          "data_wait_fraction": sum(waits) / total if total else 0.0,
          "median_transform_s": statistics.median(r["transform_s"][w:] or r["transform_s"]),
+         "median_cpu_step_s": (statistics.median(r["step_cpu_s"][w:] or r["step_cpu_s"])
+                               if r.get("step_cpu_s") else None),
          "peak_rss_mb": r["peak_rss_bytes"] / 2**20, "final_loss": r["loss"][-1],
          "accuracy": r["accuracy"][-1] if r.get("accuracy") else None}
     return s
@@ -122,7 +130,33 @@ def build(o, cfg: dict, files, results: dict, gpu: dict, per_epoch: int) -> dict
             "first_loss_rel_diff": abs(lf[0] - lt[0]) / max(abs(lt[0]), 1e-12),
             "loss_max_abs_diff_first_steps": max(abs(a - b) for a, b in zip(lf[:k], lt[:k])),
             "first_steps_compared": k}
+    rep["goals"] = goals(rep)
+    prof = results.get("frost", {}).get("profile")
+    if prof:
+        steps = rep["systems"]["frost"]["summary"]["measured_steps"]
+        rep["profile"] = dict(prof, measured_steps=steps, ops=[
+            dict(op, ms_per_step=op["total_ms"] / steps) for op in prof["ops"]])
     return rep
+
+
+def goals(rep: dict) -> list[dict]:
+    """The benchmark's throughput goals (GOALS) with the measured value and PASS/FAIL; `applies`
+    is false when the run's batch or threads are not those the goal is stated for."""
+    g = GOALS.get(rep["benchmark"])
+    if not g or "frost" not in rep["systems"]:
+        return []
+    opts = rep["options"]
+    applies = opts["batch"] in g["batches"] and opts["threads"] == g["threads"]
+    where = (f"batch {' and '.join(map(str, g['batches']))}, {g['threads']} threads")
+    ips = rep["systems"]["frost"]["summary"]["images_per_s"]
+    out = [{"goal": f"Frost >= {g['images_per_s']:g} images/s ({where})", "value": ips,
+            "target": g["images_per_s"], "passed": ips >= g["images_per_s"], "applies": applies}]
+    h = rep.get("headline")
+    if h:
+        r = h["throughput_ratio_frost_over_torch"]
+        out.append({"goal": f"Frost >= {g['ratio']:g}x PyTorch's images/s ({where})", "value": r,
+                    "target": g["ratio"], "passed": r >= g["ratio"], "applies": applies})
+    return out
 
 
 def write(rep: dict, out: Path) -> None:
@@ -175,15 +209,17 @@ def print_table(rep: dict, out: Path) -> None:
     t = Table(title=f"nsm bench {rep['benchmark']}: batch {opts['batch']}, "
                     f"{opts['threads']} threads, seed {opts['seed']}")
     cols = [("system", None), ("steps", "measured_steps"), ("median s/step", "median_step_s"),
-            ("p10-p90 s", None), ("images/s", "images_per_s"), ("data wait", "data_wait_fraction"),
+            ("p10-p90 s", None), ("CPU s/step", "median_cpu_step_s"), ("images/s", "images_per_s"),
+            ("data wait", "data_wait_fraction"),
             ("peak RSS MB", "peak_rss_mb"), ("final loss", "final_loss"), ("accuracy", "accuracy")]
     for c, _ in cols:
         t.add_column(c, justify="left" if c == "system" else "right")
     for name, s in rep["systems"].items():
         s = s["summary"]
         acc = "-" if s["accuracy"] is None else f"{100 * s['accuracy']:.2f}%"
+        cpu = "-" if s.get("median_cpu_step_s") is None else f"{s['median_cpu_step_s']:.3f}"
         t.add_row(name, str(s["measured_steps"]), f"{s['median_step_s']:.3f}",
-                  f"{s['p10_step_s']:.3f}-{s['p90_step_s']:.3f}", f"{s['images_per_s']:.1f}",
+                  f"{s['p10_step_s']:.3f}-{s['p90_step_s']:.3f}", cpu, f"{s['images_per_s']:.1f}",
                   f"{100 * s['data_wait_fraction']:.1f}%", f"{s['peak_rss_mb']:.0f}",
                   f"{s['final_loss']:.4f}", acc)
     con.print(t)
@@ -193,6 +229,29 @@ def print_table(rep: dict, out: Path) -> None:
                   f"  (first-step loss relative difference {h['first_loss_rel_diff']:.1e}; "
                   f"largest over the first {h['first_steps_compared']} steps "
                   f"{h['loss_max_abs_diff_first_steps']:.2e})")
+    for g in rep.get("goals", []):
+        verdict = "[green]PASS[/green]" if g["passed"] else "[red]FAIL[/red]"
+        note = "" if g["applies"] else "  (not the goal's batch/threads: indicative only)"
+        con.print(f"goal: {g['goal']}: {g['value']:.2f} {verdict}{note}")
+    print_profile(con, rep)
     con.print(f"data: {rep['data']['description']}")
     con.print(f"device: {rep['device']['note']}")
     con.print(f"report: {out / 'report.json'}  plot: {out / 'plot.png'}")
+
+
+def print_profile(con, rep: dict) -> None:
+    """The top of Frost's per-op profile (FROST_PROFILE) over the measured steps."""
+    prof = rep.get("profile")
+    if not prof or not prof["ops"]:
+        return
+    from rich.table import Table
+    steps = prof["measured_steps"]
+    t = Table(title=f"Frost per-op profile: {prof['total_ms'] / steps:.0f} ms of ops per step "
+                    f"(own time; top {min(PROFILE_ROWS, len(prof['ops']))} of {len(prof['ops'])})")
+    for c in ("op", "calls/step", "ms/step", "%", "incl ms/step", "GFLOP/s"):
+        t.add_column(c, justify="left" if c == "op" else "right")
+    for op in prof["ops"][:PROFILE_ROWS]:
+        gf = f"{op['gflop_per_s']:.1f}" if op["gflop"] > 0 else "-"
+        t.add_row(op["op"], f"{op['calls'] / steps:g}", f"{op['ms_per_step']:.1f}",
+                  f"{op['percent']:.1f}", f"{op['inclusive_ms'] / steps:.1f}", gf)
+    con.print(t)

@@ -57,6 +57,7 @@ class Options:
     evaluate: bool = False
     channels_last: bool = False
     omp_wait_policy: str = "passive"
+    profile: bool = True
     preset: str | None = None
     argv: list[str] = field(default_factory=list)
 
@@ -193,12 +194,19 @@ def run(o: Options, echo=print) -> dict:
     # passive waiting measured 4-8x faster Frost steps here; both systems get the same policy.
     if o.omp_wait_policy != "default":
         env["OMP_WAIT_POLICY"] = o.omp_wait_policy
-    for stale in ("frost.json", "torch.json"):
+    # the per-op profile of the measured steps (the driver resets it after the warm-up)
+    env.pop("FROST_PROFILE_JSON", None)
+    env["FROST_PROFILE"] = "1" if o.profile else "0"
+    if o.profile:
+        env["FROST_PROFILE_JSON"] = str(out / "frost_profile.json")
+    for stale in ("frost.json", "torch.json", "frost_profile.json"):
         (out / stale).unlink(missing_ok=True)
     echo(f"frost: {o.model}, {o.warmup} warm-up + {o.steps} steps at batch {o.batch}, "
          f"{o.threads} threads")
     results = {"frost": dict(run_side("frost", [str(exe), str(out / "config.txt")], env, out),
                              compile_s=compile_s)}
+    if o.profile and (out / "frost_profile.json").exists():
+        results["frost"]["profile"] = json.loads((out / "frost_profile.json").read_text())
     if "torch" in o.compare:
         echo("torch: same weights, batches, optimizer and threads")
         cmd = [sys.executable, "-m", "nsm.bench.torch_side", str(out / "config.json")]

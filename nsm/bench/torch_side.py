@@ -62,11 +62,12 @@ def main(config_path: str) -> None:
         model.train()
         return correct / max(len(tl), 1)
 
-    rec = {k: [] for k in ("step_s", "loss", "data_wait_s", "transform_s", "eval_steps", "accuracy")}
+    rec = {k: [] for k in ("step_s", "step_cpu_s", "loss", "data_wait_s", "transform_s", "eval_steps", "accuracy")}
     total = cfg["warmup"] + cfg["steps"]
     start = time.perf_counter()
     for step in range(total):
         t0 = time.perf_counter()
+        c0 = time.process_time()
         y, x = batches.next()
         w1 = time.perf_counter()
         dy, dx, fl = data.aug_params(cfg["seed"], step, len(y), pad, flip)
@@ -81,6 +82,7 @@ def main(config_path: str) -> None:
         lv = loss.item()
         t2 = time.perf_counter()
         rec["step_s"].append(t2 - t0)
+        rec["step_cpu_s"].append(time.process_time() - c0)
         rec["loss"].append(lv)
         rec["data_wait_s"].append(w1 - t0)
         rec["transform_s"].append(t1 - w1)

@@ -59,6 +59,13 @@ def test_three_step_run_writes_report_and_plot(tmp_path):
     lf, lt = rep["systems"]["frost"]["raw"]["loss"], rep["systems"]["torch"]["raw"]["loss"]
     assert abs(lf[0] - lt[0]) <= 1e-4 * abs(lt[0])
     assert (out / "plot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # Frost's per-op profile of the 3 measured steps (the warm-up step reset away): ResNet-20's
+    # 21 convolutions (stem, 18 in blocks, 2 shortcuts) per step
+    ops = {o["op"]: o for o in rep["profile"]["ops"]}
+    assert ops["dnnl.conv_fwd"]["calls"] == 3 * 21 and ops["conv2d"]["ms_per_step"] > 0
+    assert ops["dnnl.conv_fwd"]["gflop_per_s"] > 0 and "Frost per-op profile" in p.stdout
+    assert all(s["summary"]["median_cpu_step_s"] > 0 for s in rep["systems"].values())
+    assert rep["goals"] == []          # issue 23's goals are ResNet-18's
     # a second single-thread run with the same seed: identical Frost losses
     nsm_bench("resnet20", *SMALL, "--out", str(tmp_path / "b"), cwd=tmp_path)
     rep2 = json.loads((tmp_path / "b" / "report.json").read_text())
@@ -110,3 +117,21 @@ def test_peak_rss_is_the_child_process_own(tmp_path):
     assert rc == 0 and wall > 0.3
     assert 80 * 2**20 < rss < 150 * 2**20, rss / 2**20
     del ballast
+
+
+def test_goals_pass_or_fail_at_their_batch_sizes():
+    from nsm.bench.report import goals
+
+    def rep(batch, threads, ips, ratio=None):
+        r = {"benchmark": "resnet18", "options": {"batch": batch, "threads": threads},
+             "systems": {"frost": {"summary": {"images_per_s": ips}}}}
+        if ratio is not None:
+            r["headline"] = {"throughput_ratio_frost_over_torch": ratio}
+        return r
+
+    g = goals(rep(32, 2, 41.0, 1.5))
+    assert [(x["target"], x["passed"], x["applies"]) for x in g] == [(40.0, True, True), (1.6, False, True)]
+    assert g[0]["goal"] == "Frost >= 40 images/s (batch 32 and 128, 2 threads)"
+    assert [x["passed"] for x in goals(rep(128, 2, 39.9))] == [False]
+    assert [x["applies"] for x in goals(rep(64, 2, 50.0, 2.0))] == [False, False]
+    assert goals(dict(rep(32, 2, 50.0), benchmark="resnet20")) == []

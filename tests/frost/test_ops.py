@@ -111,6 +111,10 @@ def cases(torch=None):
                           lambda a, w: F.conv2d(a, w) if F else None)
     c["batch_norm_train"] = (dict(a=r(3, 2, 4, 4), g=r(2, lo=0.5, hi=1.5), b=r(2)), np_bn_train,
                              lambda a, g, b: F.batch_norm(a, None, None, g, b, training=True) if F else None)
+    # nn.BatchNorm2d.forward_relu's fused op (ResNet's blocks): relu of the training-mode norm
+    c["batch_norm_relu_train"] = (dict(a=r(3, 2, 4, 4), g=r(2, lo=0.5, hi=1.5), b=r(2)),
+                                  lambda a, g, b: np.maximum(np_bn_train(a, g, b), 0),
+                                  lambda a, g, b: F.relu(F.batch_norm(a, None, None, g, b, training=True)) if F else None)
     c["batch_norm_eval"] = (dict(a=r(2, 3, 3, 3), g=r(3), b=r(3), buf_rm=r(3), buf_rv=r(3, lo=0.5, hi=2.0)),
                             np_bn_eval, lambda a, g, b, buf_rm, buf_rv: F.batch_norm(a, buf_rm, buf_rv, g, b, training=False) if F else None)
     c["relu"] = (dict(a=r(3, 5)), lambda a: np.maximum(a, 0), lambda a: F.relu(a) if F else None)

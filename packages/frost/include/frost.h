@@ -73,14 +73,12 @@ void frost__c_conv2d_forward(const float* x, const float* w, const float* b, flo
                              int64_t n, int64_t c, int64_t h, int64_t wd, int64_t oc,
                              int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
                              int64_t pw);
-void frost__c_conv2d_backward_data(const float* dy, const float* w, float* dx, int64_t n,
-                                   int64_t c, int64_t h, int64_t wd, int64_t oc, int64_t kh,
-                                   int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw);
-// dw (and db unless NULL) are overwritten.
-void frost__c_conv2d_backward_weights(const float* x, const float* dy, float* dw, float* db,
-                                      int64_t n, int64_t c, int64_t h, int64_t wd, int64_t oc,
-                                      int64_t kh, int64_t kw, int64_t sh, int64_t sw,
-                                      int64_t ph, int64_t pw);
+// Its gradients from dy (N, OC, OH, OW): dx (the input's, unless NULL), then dw (unless NULL)
+// and db (unless NULL), all overwritten; dy is reordered once for both passes.
+void frost__c_conv2d_backward(const float* x, const float* dy, const float* w, float* dx,
+                              float* dw, float* db, int64_t n, int64_t c, int64_t h, int64_t wd,
+                              int64_t oc, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                              int64_t ph, int64_t pw);
 
 // Pooling (oneDNN pooling_forward/backward): kind 0 max, 1 average counting padding
 // (PyTorch's AvgPool2d default). Max pooling keeps its argmax in ws, whose size in floats is
@@ -101,18 +99,19 @@ void frost__c_adaptive_avg_pool2d(const float* x, float* y, int64_t nc, int64_t 
 void frost__c_adaptive_avg_pool2d_backward(const float* dy, float* dx, int64_t nc, int64_t h,
                                            int64_t wd, int64_t oh, int64_t ow);
 
-// Batch normalization over (N, H, W) per channel (oneDNN batch_normalization, scale and
-// shift). training = 1: mean and var (biased) are written with the batch statistics;
-// training = 0: they are read (running statistics).
+// Batch normalization over (N, H, W) per channel (plain loops, scale and shift).
+// training = 1: mean and var (biased) are written with the batch statistics; training = 0:
+// they are read (running statistics). relu = 1: y = max(bn(x), 0) in the same pass.
 void frost__c_batch_norm_forward(int32_t training, const float* x, float* y,
                                  const float* scale, const float* shift, float* mean,
                                  float* var, int64_t n, int64_t c, int64_t h, int64_t wd,
-                                 float eps);
-// Training-mode gradient: dx, dscale, dshift overwritten.
+                                 float eps, int32_t relu);
+// Training-mode gradient: dx, dscale, dshift overwritten. y: NULL, or the output of a fused
+// ReLU (dy then counts only where y > 0).
 void frost__c_batch_norm_backward(const float* x, const float* dy, const float* scale,
                                   const float* mean, const float* var, float* dx,
                                   float* dscale, float* dshift, int64_t n, int64_t c,
-                                  int64_t h, int64_t wd, float eps);
+                                  int64_t h, int64_t wd, float eps, const float* y);
 
 // A gzip (or plain) file's uncompressed size in bytes, -1 when it cannot be read; then its
 // bytes into out (at most cap), returning the count (zlib gzread).
@@ -125,6 +124,22 @@ int64_t frost__c_save_raw(const char* path, const float* data, int64_t n);
 int64_t frost__c_load_raw(const char* path, float* data, int64_t n);
 // Size of a file in bytes, -1 when missing.
 int64_t frost__c_file_size(const char* path);
+
+// Per-op profile (FROST_PROFILE=1, native/profile.cpp): prof_on says whether it is on (the
+// variable is read once); prof_begin opens a timed scope (returns 0, reading no clock, when off),
+// prof_end closes it as op with its FLOPs (0 when undefined), a no-op for t0 = 0. Scopes nest
+// per thread; a scope's own time excludes its nested scopes. Printed at exit (stderr) and
+// written to FROST_PROFILE_JSON; reset drops what was recorded; write_json returns the number
+// of ops written, -1 when the file cannot be written.
+int32_t frost__c_prof_on(void);
+int64_t frost__c_prof_begin(void);
+void frost__c_prof_end(const char* op, int64_t t0, double flops);
+void frost__c_prof_reset(void);
+int64_t frost__c_prof_write_json(const char* path);
+void frost__c_prof_print(void);
+// CPU seconds used by the process so far, all threads (CLOCK_PROCESS_CPUTIME_ID): benchmarks
+// report CPU time per step beside wall time on shared machines.
+double frost__c_process_cpu_s(void);
 
 #ifdef __cplusplus
 }

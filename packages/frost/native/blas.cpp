@@ -6,6 +6,7 @@
 #include <omp.h>
 #include <mutex>
 #include "frost.h"
+#include "profile.h"
 
 static void one_thread_blas() {
     static std::once_flag once;
@@ -16,6 +17,7 @@ void frost__c_gemm(int32_t ta, int32_t tb, int64_t m, int64_t n, int64_t k, floa
                    const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
                    float* c, int64_t ldc) {
     if (m == 0 || n == 0) return;
+    frost_prof::Scope prof("blas.sgemm", 2.0 * m * n * k);
     one_thread_blas();
     auto ta_ = ta ? CblasTrans : CblasNoTrans;
     auto tb_ = tb ? CblasTrans : CblasNoTrans;

@@ -5,6 +5,7 @@
 // Sources: oneDNN 3.2 developer guide, "Convolution", "Pooling", "Batch Normalization"
 // (primitive descriptors for forward_training with hints for backward, workspace for max pooling).
 #include <dnnl.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <string>
 #include <unordered_map>
 #include "frost.h"
+#include "profile.h"
 
 using namespace dnnl;
 using tag = memory::format_tag;
@@ -71,10 +73,12 @@ struct Blocked {
     bool same = true;
     memory buf;
     reorder to_prim, to_user;
+    const char* what = "dnnl.reorder";   // the profile's name for this argument's copies
 
     Blocked() = default;
-    Blocked(const memory::desc& u, const memory::desc& p, bool input, bool output)
-        : user(u), prim(p), same(u == p) {
+    Blocked(const memory::desc& u, const memory::desc& p, bool input, bool output,
+            const char* name)
+        : user(u), prim(p), same(u == p), what(name) {
         if (same) return;
         buf = memory(p, eng());
         memory um(u, eng(), DNNL_MEMORY_NONE);
@@ -85,6 +89,7 @@ struct Blocked {
     memory in(const void* p) {
         memory um = mem(user, p);
         if (same) return um;
+        frost_prof::Scope prof(what, 0);
         to_prim.execute(strm(), um, buf);
         return buf;
     }
@@ -93,6 +98,7 @@ struct Blocked {
     // Copy a blocked output back into the caller's buffer at p.
     void back(void* p) {
         if (same) return;
+        frost_prof::Scope prof(what, 0);
         memory um = mem(user, p);
         to_user.execute(strm(), buf, um);
     }
@@ -121,22 +127,22 @@ std::shared_ptr<Conv> conv_of(int64_t n, int64_t c, int64_t h, int64_t w, int64_
         auto fwd_pd = convolution_forward::primitive_desc(eng(), prop_kind::forward_training,
             algorithm::convolution_direct, any_src, any_wei, bias, any_dst, strides, pad, pad);
         p->fwd = convolution_forward(fwd_pd);
-        p->f_src = Blocked(src, fwd_pd.src_desc(), true, false);
-        p->f_wei = Blocked(wei, fwd_pd.weights_desc(), true, false);
-        p->f_dst = Blocked(dst, fwd_pd.dst_desc(), false, true);
+        p->f_src = Blocked(src, fwd_pd.src_desc(), true, false, "dnnl.reorder fwd src");
+        p->f_wei = Blocked(wei, fwd_pd.weights_desc(), true, false, "dnnl.reorder fwd weights");
+        p->f_dst = Blocked(dst, fwd_pd.dst_desc(), false, true, "dnnl.reorder fwd dst");
         auto bd_pd = convolution_backward_data::primitive_desc(eng(),
             algorithm::convolution_direct, any_src, any_wei, any_dst, strides, pad, pad, fwd_pd);
         p->bwd_data = convolution_backward_data(bd_pd);
-        p->d_dst = Blocked(dst, bd_pd.diff_dst_desc(), true, false);
-        p->d_wei = Blocked(wei, bd_pd.weights_desc(), true, false);
-        p->d_src = Blocked(src, bd_pd.diff_src_desc(), false, true);
+        p->d_dst = Blocked(dst, bd_pd.diff_dst_desc(), true, false, "dnnl.reorder bwd_data diff_dst");
+        p->d_wei = Blocked(wei, bd_pd.weights_desc(), true, false, "dnnl.reorder bwd_data weights");
+        p->d_src = Blocked(src, bd_pd.diff_src_desc(), false, true, "dnnl.reorder bwd_data diff_src");
         auto bw_pd = convolution_backward_weights::primitive_desc(eng(),
             algorithm::convolution_direct, any_src, any_wei, bias, any_dst, strides, pad, pad,
             fwd_pd);
         p->bwd_w = convolution_backward_weights(bw_pd);
-        p->w_src = Blocked(src, bw_pd.src_desc(), true, false);
-        p->w_dst = Blocked(dst, bw_pd.diff_dst_desc(), true, false);
-        p->w_wei = Blocked(wei, bw_pd.diff_weights_desc(), false, true);
+        p->w_src = Blocked(src, bw_pd.src_desc(), true, false, "dnnl.reorder bwd_weights src");
+        p->w_dst = Blocked(dst, bw_pd.diff_dst_desc(), true, false, "dnnl.reorder bwd_weights diff_dst");
+        p->w_wei = Blocked(wei, bw_pd.diff_weights_desc(), false, true, "dnnl.reorder bwd_weights diff_weights");
         p->zero_bias = memory(bias, eng());
         memset(p->zero_bias.get_data_handle(), 0, oc * sizeof(float));
         p->scratch_bias = memory(bias, eng());
@@ -148,11 +154,19 @@ std::shared_ptr<Conv> conv_of(int64_t n, int64_t c, int64_t h, int64_t w, int64_
     });
 }
 
+// Multiply-adds of one convolution pass (forward, backward data and backward weights alike).
+double conv_flops(int64_t n, int64_t c, int64_t h, int64_t w, int64_t oc, int64_t kh, int64_t kw,
+                  int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
+    int64_t oh = (h + 2 * ph - kh) / sh + 1, ow = (w + 2 * pw - kw) / sw + 1;
+    return 2.0 * n * oc * oh * ow * c * kh * kw;
+}
+
 }  // namespace
 
 void frost__c_conv2d_forward(const float* x, const float* w, const float* b, float* y, int64_t n,
                              int64_t c, int64_t h, int64_t wd, int64_t oc, int64_t kh, int64_t kw,
                              int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
+    frost_prof::Scope prof("dnnl.conv_fwd", conv_flops(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw));
     try {
         auto p = conv_of(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw);
         memory bias = b ? mem(memory::desc({oc}, dt::f32, tag::x), b) : p->zero_bias;
@@ -165,33 +179,37 @@ void frost__c_conv2d_forward(const float* x, const float* w, const float* b, flo
     } catch (const error& e) { fail("convolution forward", e); }
 }
 
-void frost__c_conv2d_backward_data(const float* dy, const float* w, float* dx, int64_t n,
-                                   int64_t c, int64_t h, int64_t wd, int64_t oc, int64_t kh,
-                                   int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
+// Both backward passes from one reorder of dy when their primitives want it in the same
+// layout (as oneDNN's hints from the forward make them here): dx unless NULL, then dw (and db
+// unless NULL) unless dw is NULL.
+void frost__c_conv2d_backward(const float* x, const float* dy, const float* w, float* dx,
+                              float* dw, float* db, int64_t n, int64_t c, int64_t h, int64_t wd,
+                              int64_t oc, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                              int64_t ph, int64_t pw) {
+    const double flops = conv_flops(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw);
     try {
         auto p = conv_of(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw);
-        p->bwd_data.execute(strm(), {{DNNL_ARG_DIFF_DST, p->d_dst.in(dy)},
-                                     {DNNL_ARG_WEIGHTS, p->d_wei.in(w)},
-                                     {DNNL_ARG_DIFF_SRC, p->d_src.out(dx)}});
-        p->d_src.back(dx);
+        memory g_data;                       // dy as backward-data read it, when it ran
+        if (dx) {
+            frost_prof::Scope prof("dnnl.conv_bwd_data", flops);
+            g_data = p->d_dst.in(dy);
+            p->bwd_data.execute(strm(), {{DNNL_ARG_DIFF_DST, g_data},
+                                         {DNNL_ARG_WEIGHTS, p->d_wei.in(w)},
+                                         {DNNL_ARG_DIFF_SRC, p->d_src.out(dx)}});
+            p->d_src.back(dx);
+        }
+        if (dw) {
+            frost_prof::Scope prof("dnnl.conv_bwd_weights", flops);
+            bool shared = dx && !p->d_dst.same && p->w_dst.prim == p->d_dst.prim;
+            memory bias = db ? mem(memory::desc({oc}, dt::f32, tag::x), db) : p->scratch_bias;
+            p->bwd_w.execute(strm(), {{DNNL_ARG_SRC, p->w_src.in(x)},
+                                      {DNNL_ARG_DIFF_DST, shared ? g_data : p->w_dst.in(dy)},
+                                      {DNNL_ARG_DIFF_WEIGHTS, p->w_wei.out(dw)},
+                                      {DNNL_ARG_DIFF_BIAS, bias}});
+            p->w_wei.back(dw);
+        }
         strm().wait();
-    } catch (const error& e) { fail("convolution backward (data)", e); }
-}
-
-void frost__c_conv2d_backward_weights(const float* x, const float* dy, float* dw, float* db,
-                                      int64_t n, int64_t c, int64_t h, int64_t wd, int64_t oc,
-                                      int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
-                                      int64_t pw) {
-    try {
-        auto p = conv_of(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw);
-        memory bias = db ? mem(memory::desc({oc}, dt::f32, tag::x), db) : p->scratch_bias;
-        p->bwd_w.execute(strm(), {{DNNL_ARG_SRC, p->w_src.in(x)},
-                                  {DNNL_ARG_DIFF_DST, p->w_dst.in(dy)},
-                                  {DNNL_ARG_DIFF_WEIGHTS, p->w_wei.out(dw)},
-                                  {DNNL_ARG_DIFF_BIAS, bias}});
-        p->w_wei.back(dw);
-        strm().wait();
-    } catch (const error& e) { fail("convolution backward (weights)", e); }
+    } catch (const error& e) { fail("convolution backward", e); }
 }
 
 namespace {
@@ -236,6 +254,7 @@ int64_t frost__c_pool2d_ws_size(int32_t kind, int64_t n, int64_t c, int64_t h, i
 void frost__c_pool2d_forward(int32_t kind, const float* x, float* y, float* ws, int64_t n,
                              int64_t c, int64_t h, int64_t wd, int64_t kh, int64_t kw, int64_t sh,
                              int64_t sw, int64_t ph, int64_t pw) {
+    frost_prof::Scope prof(kind == 0 ? "dnnl.max_pool_fwd" : "dnnl.avg_pool_fwd", 0);
     try {
         auto p = pool_of(kind, n, c, h, wd, kh, kw, sh, sw, ph, pw);
         auto& pd = p->fwd_pd;
@@ -251,6 +270,7 @@ void frost__c_pool2d_forward(int32_t kind, const float* x, float* y, float* ws, 
 void frost__c_pool2d_backward(int32_t kind, const float* dy, float* dx, const float* ws, int64_t n,
                               int64_t c, int64_t h, int64_t wd, int64_t kh, int64_t kw,
                               int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
+    frost_prof::Scope prof(kind == 0 ? "dnnl.max_pool_bwd" : "dnnl.avg_pool_bwd", 0);
     try {
         auto p = pool_of(kind, n, c, h, wd, kh, kw, sh, sw, ph, pw);
         auto& pd = p->bwd_pd;
@@ -295,14 +315,26 @@ inline double sq_dev_of(const float* p, int64_t len, float mu) {
     return s;
 }
 
-// sum g and sum g (x - mu) over a plane.
-inline void grad_sums(const float* g, const float* x, int64_t len, float mu, double& sg,
-                      double& sgx) {
+// sum g and sum g (x - mu) over a plane; with y (a fused ReLU's output) g counts only where
+// y > 0, the gradient the separate ReLU backward would have passed on.
+inline void grad_sums(const float* g, const float* x, const float* y, int64_t len, float mu,
+                      double& sg, double& sgx) {
     for (int64_t q0 = 0; q0 < len; q0 += 1024) {
         int64_t q1 = q0 + 1024 < len ? q0 + 1024 : len;
         float p1 = 0, p2 = 0;
-        #pragma omp simd reduction(+ : p1, p2)
-        for (int64_t q = q0; q < q1; q++) { p1 += g[q]; p2 += g[q] * (x[q] - mu); }
+        if (y) {
+            #pragma omp simd reduction(+ : p1, p2)
+            for (int64_t q = q0; q < q1; q++) {
+                // g read unconditionally: a select, so the loop vectorises (no branch)
+                float gv = g[q];
+                float gq = y[q] > 0.0f ? gv : 0.0f;
+                p1 += gq;
+                p2 += gq * (x[q] - mu);
+            }
+        } else {
+            #pragma omp simd reduction(+ : p1, p2)
+            for (int64_t q = q0; q < q1; q++) { p1 += g[q]; p2 += g[q] * (x[q] - mu); }
+        }
         sg += p1;
         sgx += p2;
     }
@@ -312,7 +344,8 @@ inline void grad_sums(const float* g, const float* x, int64_t len, float mu, dou
 
 void frost__c_batch_norm_forward(int32_t training, const float* x, float* y, const float* scale,
                                  const float* shift, float* mean, float* var, int64_t n, int64_t c,
-                                 int64_t h, int64_t wd, float eps) {
+                                 int64_t h, int64_t wd, float eps, int32_t relu) {
+    frost_prof::Scope prof("batch_norm_fwd", 0);
     const int64_t plane = h * wd, m = n * plane;
     #pragma omp parallel for schedule(static) if (m * c > 16384)
     for (int64_t j = 0; j < c; j++) {
@@ -336,7 +369,10 @@ void frost__c_batch_norm_forward(int32_t training, const float* x, float* y, con
         for (int64_t i = 0; i < n; i++) {
             const float* xp = x + (i * c + j) * plane;
             float* yp = y + (i * c + j) * plane;
-            for (int64_t q = 0; q < plane; q++) yp[q] = xp[q] * a + b;
+            if (relu)
+                for (int64_t q = 0; q < plane; q++) yp[q] = std::max(xp[q] * a + b, 0.0f);
+            else
+                for (int64_t q = 0; q < plane; q++) yp[q] = xp[q] * a + b;
         }
     }
 }
@@ -344,15 +380,18 @@ void frost__c_batch_norm_forward(int32_t training, const float* x, float* y, con
 void frost__c_batch_norm_backward(const float* x, const float* dy, const float* scale,
                                   const float* mean, const float* var, float* dx, float* dscale,
                                   float* dshift, int64_t n, int64_t c, int64_t h, int64_t wd,
-                                  float eps) {
+                                  float eps, const float* y) {
+    frost_prof::Scope prof("batch_norm_bwd", 0);
     const int64_t plane = h * wd, m = n * plane;
     #pragma omp parallel for schedule(static) if (m * c > 16384)
     for (int64_t j = 0; j < c; j++) {
         const float mu = mean[j];
         const float invstd = 1.0f / std::sqrt(var[j] + eps);
         double sdy = 0, sdyx = 0;
-        for (int64_t i = 0; i < n; i++)
-            grad_sums(dy + (i * c + j) * plane, x + (i * c + j) * plane, plane, mu, sdy, sdyx);
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t o = (i * c + j) * plane;
+            grad_sums(dy + o, x + o, y ? y + o : nullptr, plane, mu, sdy, sdyx);
+        }
         dscale[j] = (float)(sdyx * invstd);
         dshift[j] = (float)sdy;
         // dx = w invstd (dy - mean(dy) - (x - mu) invstd^2 mean(dy (x - mu)))
@@ -363,7 +402,16 @@ void frost__c_batch_norm_backward(const float* x, const float* dy, const float* 
             const float* xp = x + (i * c + j) * plane;
             const float* gp = dy + (i * c + j) * plane;
             float* dp = dx + (i * c + j) * plane;
-            for (int64_t q = 0; q < plane; q++) dp[q] = (gp[q] - gmean - (xp[q] - mu) * k) * a;
+            if (y) {
+                const float* yp = y + (i * c + j) * plane;
+                #pragma omp simd
+                for (int64_t q = 0; q < plane; q++) {
+                    float gv = gp[q];
+                    dp[q] = ((yp[q] > 0.0f ? gv : 0.0f) - gmean - (xp[q] - mu) * k) * a;
+                }
+            } else {
+                for (int64_t q = 0; q < plane; q++) dp[q] = (gp[q] - gmean - (xp[q] - mu) * k) * a;
+            }
         }
     }
 }

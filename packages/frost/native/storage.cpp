@@ -8,8 +8,10 @@
 #include <cstring>
 #include <unistd.h>
 #include "frost.h"
+#include "profile.h"
 
 float* frost__c_alloc(int64_t n) {
+    frost_prof::Scope prof("alloc", 0);
     size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(float);
     void* p = GC_malloc_atomic(bytes);
     if (!p) { fprintf(stderr, "frost: out of memory (%lld floats)\n", (long long)n); exit(1); }
@@ -18,6 +20,7 @@ float* frost__c_alloc(int64_t n) {
 }
 
 float* frost__c_alloc_uninit(int64_t n) {
+    frost_prof::Scope prof("alloc", 0);
     size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(float);
     void* p = GC_malloc_atomic(bytes);
     if (!p) { fprintf(stderr, "frost: out of memory (%lld floats)\n", (long long)n); exit(1); }

@@ -1,0 +1,158 @@
+// Frost's per-op profile (FROST_PROFILE=1; docs/frost/profile.md): calls, wall time and FLOPs per
+// op name, nested ops subtracted from their caller's own time, printed at exit as a table sorted
+// by own time and written as JSON to FROST_PROFILE_JSON. The variables are read once; when off,
+// frost__c_prof_begin returns 0 without reading the clock and callers skip the end call.
+#include <time.h>
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+#include "profile.h"
+
+namespace {
+
+struct Entry {
+    int64_t calls = 0;
+    int64_t self_ns = 0;   // own time: nested profiled ops excluded
+    int64_t incl_ns = 0;   // with nested ops
+    double flops = 0;
+};
+
+std::mutex mu;
+std::unordered_map<std::string, Entry> table;
+// Per thread, for each open scope: the time its nested scopes took.
+thread_local std::vector<int64_t> nested;
+
+int64_t now_ns() {
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+struct Row {
+    std::string op;
+    Entry e;
+};
+
+std::vector<Row> sorted_rows(int64_t& total_ns) {
+    std::vector<Row> rows;
+    total_ns = 0;
+    {
+        std::lock_guard<std::mutex> g(mu);
+        for (auto& kv : table) rows.push_back({kv.first, kv.second});
+    }
+    for (auto& r : rows) total_ns += r.e.self_ns;
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+        return a.e.self_ns != b.e.self_ns ? a.e.self_ns > b.e.self_ns : a.op < b.op;
+    });
+    return rows;
+}
+
+double gflop_per_s(const Entry& e) { return e.flops > 0 && e.incl_ns > 0 ? e.flops / e.incl_ns : 0; }
+
+void json_string(FILE* f, const std::string& s) {
+    fputc('"', f);
+    for (char ch : s) {
+        if (ch == '"' || ch == '\\') fputc('\\', f);
+        if ((unsigned char)ch >= 0x20) fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+void print_table(FILE* f) {
+    int64_t total;
+    std::vector<Row> rows = sorted_rows(total);
+    if (rows.empty()) return;
+    fprintf(f, "frost profile: %zu ops, %.1f ms in ops (own time: nested ops counted once)\n",
+            rows.size(), total / 1e6);
+    fprintf(f, "%-34s %9s %11s %7s %11s %9s\n", "op", "calls", "total ms", "%", "incl ms",
+            "GFLOP/s");
+    for (auto& r : rows) {
+        char gf[32] = "-";
+        if (r.e.flops > 0) snprintf(gf, sizeof gf, "%.1f", gflop_per_s(r.e));
+        fprintf(f, "%-34s %9lld %11.1f %6.1f%% %11.1f %9s\n", r.op.c_str(), (long long)r.e.calls,
+                r.e.self_ns / 1e6, total ? 100.0 * r.e.self_ns / total : 0.0, r.e.incl_ns / 1e6,
+                gf);
+    }
+}
+
+int write_json(const char* path) {
+    FILE* f = fopen(path, "w");
+    if (!f) return -1;
+    int64_t total;
+    std::vector<Row> rows = sorted_rows(total);
+    fprintf(f, "{\"total_ms\": %.3f, \"ops\": [", total / 1e6);
+    for (size_t i = 0; i < rows.size(); i++) {
+        const Entry& e = rows[i].e;
+        fprintf(f, "%s\n {\"op\": ", i ? "," : "");
+        json_string(f, rows[i].op);
+        fprintf(f, ", \"calls\": %lld, \"total_ms\": %.3f, \"percent\": %.2f, "
+                   "\"inclusive_ms\": %.3f, \"gflop\": %.9g, \"gflop_per_s\": %.4g}",
+                (long long)e.calls, e.self_ns / 1e6, total ? 100.0 * e.self_ns / total : 0.0,
+                e.incl_ns / 1e6, e.flops / 1e9, gflop_per_s(e));
+    }
+    fprintf(f, "]}\n");
+    return fclose(f) == 0 ? (int)rows.size() : -1;
+}
+
+void at_exit() {
+    print_table(stderr);
+    const char* path = getenv("FROST_PROFILE_JSON");
+    if (path && *path && write_json(path) < 0)
+        fprintf(stderr, "frost: cannot write the profile to %s\n", path);
+}
+
+bool read_flag() {
+    const char* v = getenv("FROST_PROFILE");
+    bool yes = v && *v && strcmp(v, "0") != 0;
+    if (yes) atexit(at_exit);
+    return yes;
+}
+
+}  // namespace
+
+bool frost_prof::on() {
+    static const bool flag = read_flag();
+    return flag;
+}
+
+int32_t frost__c_prof_on(void) { return frost_prof::on() ? 1 : 0; }
+
+int64_t frost__c_prof_begin(void) {
+    if (!frost_prof::on()) return 0;
+    nested.push_back(0);
+    return now_ns() | 1;   // never 0, so callers can test it
+}
+
+void frost__c_prof_end(const char* op, int64_t t0, double flops) {
+    if (!t0 || nested.empty()) return;
+    int64_t dt = now_ns() - t0;
+    int64_t inner = nested.back();
+    nested.pop_back();
+    if (!nested.empty()) nested.back() += dt;
+    std::lock_guard<std::mutex> g(mu);
+    Entry& e = table[op];
+    e.calls += 1;
+    e.self_ns += dt - inner;
+    e.incl_ns += dt;
+    e.flops += flops;
+}
+
+void frost__c_prof_reset(void) {
+    std::lock_guard<std::mutex> g(mu);
+    table.clear();
+}
+
+int64_t frost__c_prof_write_json(const char* path) { return write_json(path); }
+
+void frost__c_prof_print(void) { print_table(stderr); }
+
+double frost__c_process_cpu_s(void) {
+    timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
