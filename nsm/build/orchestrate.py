@@ -257,11 +257,23 @@ def write_compile_commands(target: Target, bdir: Path, specs: list) -> None:
 
 def _may_change(pkg: Path) -> bool:
     """Whether a native part is rechecked by a no-op build: not an installed package (an
-    update changes the global lock, which re-plans) nor a bundled one (part of the toolchain)."""
+    update changes the global lock, which re-plans). Bundled ones are: in a source checkout
+    of the toolchain their C++ is edited like any other."""
     from .. import project
-    real = project.resolved(pkg)
-    return not (real.is_relative_to(project.bundled_root()) or
-                real.is_relative_to(project.resolved(paths.lib_dir())))
+    return not project.resolved(pkg).is_relative_to(project.resolved(paths.lib_dir()))
+
+
+def _native_unchanged(out: Path) -> bool:
+    """Whether the native part built in `out` kept every file, glob folder and manifest
+    (its FileDB: stat only)."""
+    from .stamps import native_stamps_known
+    db = FileDB(out / ".nsm" / "files.json")
+    return (out / "build.ninja").is_file() and db.all_unchanged() and \
+        native_stamps_known(out / "stamps", db)
+
+
+def _natives_unchanged(plan: dict) -> bool:
+    return all(_native_unchanged(Path(out)) for _pkg, out, *_goals in plan.get("native", []))
 
 
 def build_package(root: Path, *, release: bool = False, tests: bool = False,
@@ -344,7 +356,8 @@ def build(target: Target, *, verbose: bool = False, only: str | None = None) -> 
              all(os.path.exists(f) for f in plan.get("outside", ())) and
              (bdir / "build.ninja").is_file() and db.all_unchanged())
     exe = plan.get("executables", {}).get(f"run:{only}") if fresh and only else None
-    if exe and (meta / "built").is_file() and only in _built(meta) and Path(exe).is_file():
+    if exe and (meta / "built").is_file() and only in _built(meta) and Path(exe).is_file() \
+            and _natives_unchanged(plan):
         res = BuildResult(True, executables={k: Path(v) for k, v in plan["executables"].items()})
         res.seconds = time.perf_counter() - t0
         return res
@@ -446,10 +459,7 @@ def _refresh_native(pkg: Path, out: Path, goals: list[str], building: Path | Non
                     verbose: bool, release: bool) -> list[str]:
     """A no-op build's look at a native part: ninja alone when none of its files, glob folders
     or manifest changed stat (its FileDB), else the whole native build (globs expanded again)."""
-    from .stamps import native_stamps_known
-    db = FileDB(out / ".nsm" / "files.json")
-    if (out / "build.ninja").is_file() and db.all_unchanged() and \
-            native_stamps_known(out / "stamps", db):
+    if _native_unchanged(out):
         r = run_ninja(out, verbose, goals)
         if not r.ok:
             raise NsmError("building the package's native part failed:\n" + r.output.rstrip())

@@ -261,3 +261,15 @@ def test_native_system_header_libs_and_cflags_reach_bindgen(tmp_path, sources):
     bindings = (p.root / "build" / "native" / "bindings.nv").read_text()
     assert "proto str zlibVersion()" in bindings and "proto int with_x()" in bindings
     assert p.build().ran == []
+
+
+def test_nsm_run_after_a_source_edit_rebuilds_the_native_part(geo):
+    # `nsm run FILE`'s no-op path must still look at the native part's files.
+    def run() -> str:
+        r = nsm("run", "src/main.nv", cwd=geo.root)
+        assert r.returncode == 0, r.stderr
+        return r.stdout
+    assert run() == "40 1.5\n"
+    assert run() == "40 1.5\n"
+    geo.write("native/half.cpp", '#include "geo.h"\ndouble geo__half(double x) { return x / 4; }\n')
+    assert run() == "40 0.75\n"
