@@ -13,9 +13,13 @@ extern "C" {
 #endif
 
 // Storage: n float32 zeros from the program's collector (bdwgc, pointer-free), reclaimed when no
-// Neve object refers to them any more.
+// Neve object refers to them any more. Every storage allocation paces the collector: a
+// collection once the bytes allocated since the last one exceed an eighth of the heap in use
+// (at least 32 MiB; FROST_GC_DIVISOR sets the eighth, 0 leaves bdwgc's own schedule).
 float* frost__c_alloc(int64_t n);
 float* frost__c_alloc_uninit(int64_t n);
+// Collections so far (GC_get_gc_no), for memory tests and the bench.
+int64_t frost__c_gc_count(void);
 void frost__c_copy(float* dst, const float* src, int64_t n);
 void frost__c_fill(float* dst, int64_t n, float v);
 // Device memory (issue 19), through the runtime's caching allocator (runtime_cpp/cuda/alloc.cpp):
