@@ -14,6 +14,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from ..files import write_atomic
+from . import memory_goals
 
 ROOT = Path(__file__).parents[2]
 
@@ -110,6 +111,7 @@ def build(o, cfg: dict, files, results: dict, gpu: dict, per_epoch: int) -> dict
            "device": gpu, "environment": environment(o.threads), "systems": {}}
     for name, r in results.items():
         rep["systems"][name] = {"summary": summarize(r, o.batch), "raw": r}
+    rep["memory_goals"] = memory_goals.resnet(rep["systems"])
     if "frost" in results and "torch" in results:
         f, t = rep["systems"]["frost"]["summary"], rep["systems"]["torch"]["summary"]
         lf, lt = results["frost"]["loss"], results["torch"]["loss"]
@@ -193,6 +195,8 @@ def print_table(rep: dict, out: Path) -> None:
                   f"  (first-step loss relative difference {h['first_loss_rel_diff']:.1e}; "
                   f"largest over the first {h['first_steps_compared']} steps "
                   f"{h['loss_max_abs_diff_first_steps']:.2e})")
+    for g in rep.get("memory_goals", []):
+        con.print(memory_goals.text(g, rep["benchmark"]))
     con.print(f"data: {rep['data']['description']}")
     con.print(f"device: {rep['device']['note']}")
     con.print(f"report: {out / 'report.json'}  plot: {out / 'plot.png'}")

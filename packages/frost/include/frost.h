@@ -18,8 +18,10 @@ extern "C" {
 // (at least 32 MiB; FROST_GC_DIVISOR sets the eighth, 0 leaves bdwgc's own schedule).
 float* frost__c_alloc(int64_t n);
 float* frost__c_alloc_uninit(int64_t n);
-// Collections so far (GC_get_gc_no), for memory tests and the bench.
+// Collections so far (GC_get_gc_no), and the heap bytes in use after a full collection, for
+// memory tests.
 int64_t frost__c_gc_count(void);
+int64_t frost__c_gc_live_bytes(void);
 void frost__c_copy(float* dst, const float* src, int64_t n);
 void frost__c_fill(float* dst, int64_t n, float v);
 // Device memory (issue 19), through the runtime's caching allocator (runtime_cpp/cuda/alloc.cpp):

@@ -59,6 +59,11 @@ float* frost__c_alloc_uninit(int64_t n) { return alloc_elems<float>(n, false); }
 
 int64_t frost__c_gc_count(void) { return (int64_t)GC_get_gc_no(); }
 
+int64_t frost__c_gc_live_bytes(void) {
+    GC_gcollect();
+    return (int64_t)GC_get_memory_use();
+}
+
 void frost__c_copy(float* dst, const float* src, int64_t n) { memmove(dst, src, n * sizeof(float)); }
 
 void frost__c_fill(float* dst, int64_t n, float v) {
