@@ -2,7 +2,6 @@
 // not worth a library call (softmax, adaptive pooling, gzip reading for the examples).
 #include <gc.h>
 #include <zlib.h>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -10,58 +9,19 @@
 #include <unistd.h>
 #include "frost.h"
 
-namespace {
-
-// Collection pacing. Storage blocks are pointer-free, and bdwgc counts such bytes at a quarter
-// toward its next collection (besides holding the heap until then), so on its own it let
-// training reach about twice the live tensor bytes. Frost collects itself instead once the
-// bytes allocated since the last collection exceed an eighth of the heap in use (at least
-// 32 MiB): tensors the program dropped are reused within about that much allocation.
-// FROST_GC_DIVISOR overrides the eighth (0: bdwgc's own schedule alone).
-constexpr int64_t kMinBudget = 32ll << 20;
-std::atomic<int64_t> g_budget{kMinBudget};
-std::atomic<int> g_collecting{0};
-
-int64_t divisor() {
-    static const int64_t d = [] {
-        const char* v = getenv("FROST_GC_DIVISOR");
-        return v && *v ? (int64_t)atoll(v) : (int64_t)8;
-    }();
-    return d;
-}
-
-void pace() {
-    int64_t d = divisor();
-    if (d <= 0 || (int64_t)GC_get_bytes_since_gc() < g_budget.load(std::memory_order_relaxed)) return;
-    if (g_collecting.exchange(1)) return;   // another thread is collecting: go on
-    GC_gcollect();
-    int64_t in_use = (int64_t)GC_get_memory_use();
-    g_budget.store(in_use / d > kMinBudget ? in_use / d : kMinBudget, std::memory_order_relaxed);
-    g_collecting.store(0);
-}
-
-// Element storage of n elements of T, zeroed unless uninit (pointer-free for the collector).
-template <typename T>
-T* alloc_elems(int64_t n, bool zero) {
-    size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(T);
-    pace();
+float* frost__c_alloc(int64_t n) {
+    size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(float);
     void* p = GC_malloc_atomic(bytes);
-    if (!p) { fprintf(stderr, "frost: out of memory (%lld elements)\n", (long long)n); exit(1); }
-    if (zero) memset(p, 0, bytes);
-    return (T*)p;
+    if (!p) { fprintf(stderr, "frost: out of memory (%lld floats)\n", (long long)n); exit(1); }
+    memset(p, 0, bytes);
+    return (float*)p;
 }
 
-}  // namespace
-
-float* frost__c_alloc(int64_t n) { return alloc_elems<float>(n, true); }
-
-float* frost__c_alloc_uninit(int64_t n) { return alloc_elems<float>(n, false); }
-
-int64_t frost__c_gc_count(void) { return (int64_t)GC_get_gc_no(); }
-
-int64_t frost__c_gc_live_bytes(void) {
-    GC_gcollect();
-    return (int64_t)GC_get_memory_use();
+float* frost__c_alloc_uninit(int64_t n) {
+    size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(float);
+    void* p = GC_malloc_atomic(bytes);
+    if (!p) { fprintf(stderr, "frost: out of memory (%lld floats)\n", (long long)n); exit(1); }
+    return (float*)p;
 }
 
 void frost__c_copy(float* dst, const float* src, int64_t n) { memmove(dst, src, n * sizeof(float)); }
@@ -71,6 +31,11 @@ void frost__c_fill(float* dst, int64_t n, float v) {
 }
 
 int64_t frost__c_heap_size(void) { return (int64_t)GC_get_heap_size(); }
+
+int64_t frost__c_gc_live_bytes(void) {
+    GC_gcollect();
+    return (int64_t)GC_get_memory_use();
+}
 
 int64_t frost__c_rss(void) {
     FILE* f = fopen("/proc/self/statm", "r");
@@ -93,6 +58,16 @@ int64_t frost__c_peak_rss(void) {
 }
 
 namespace {
+
+// Element storage of n elements of T, zeroed unless uninit (pointer-free for the collector).
+template <typename T>
+T* alloc_elems(int64_t n, bool zero) {
+    size_t bytes = (size_t)(n > 0 ? n : 1) * sizeof(T);
+    void* p = GC_malloc_atomic(bytes);
+    if (!p) { fprintf(stderr, "frost: out of memory (%lld elements)\n", (long long)n); exit(1); }
+    if (zero) memset(p, 0, bytes);
+    return (T*)p;
+}
 
 template <typename T>
 void strided(T* dst, const int64_t* ds, const T* src, const int64_t* ss, const int64_t* shape,
