@@ -516,12 +516,14 @@ def gpt(**kw) -> None:
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--models", default="mlp,cnn", show_default=True, help="mlp, cnn or both.")
 @click.option("--out", default="bench-out/mnist", show_default=True)
-def mnist(compare, epochs, threads, seed, models, out) -> None:
+@click.option("--runs", type=int, default=1, show_default=True,
+              help="Frost runs per model (2 or more: the CNN's peak-RSS spread goal).")
+def mnist(compare, epochs, threads, seed, models, out, runs) -> None:
     """Issue 8's MNIST MLP and CNN (packages/frost/examples) with test accuracy."""
     from .bench.mnist import run_mnist
     from .errors import NsmError
     try:
-        run_mnist(tuple(compare), epochs, threads, seed, models.split(","), out)
+        run_mnist(tuple(compare), epochs, threads, seed, models.split(","), out, runs=runs)
     except NsmError as e:
         _fail(e)
 

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from ..errors import NsmError
+from . import memory_goals
 from .resnet import run_process
 
 FROST = Path(__file__).parents[2] / "packages" / "frost"
@@ -28,13 +29,16 @@ def _parse(log: Path) -> list[dict]:
 
 
 def run_mnist(compare: tuple[str, ...], epochs: int, threads: int, seed: int,
-              models: list[str], out: str, echo=print) -> dict:
-    """Run the chosen models for both systems; writes OUT/report.json and OUT/plot.png."""
+              models: list[str], out: str, echo=print, runs: int = 1) -> dict:
+    """Run the chosen models for both systems (Frost `runs` times, for the spread of its peak
+    RSS; epochs and throughput from the first run); writes OUT/report.json and OUT/plot.png."""
     from ..build.orchestrate import program
     from . import report
     bad = [m for m in models if m not in SETTINGS]
     if bad:
         raise NsmError(f"unknown MNIST model(s) {', '.join(bad)}", "use mlp, cnn or both")
+    if runs < 1:
+        raise NsmError("--runs must be at least 1")
     outp = Path(out).resolve()
     outp.mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), NEVE_KERNEL_THREADS=str(threads),
@@ -47,10 +51,16 @@ def run_mnist(compare: tuple[str, ...], epochs: int, threads: int, seed: int,
         res = {}
         echo(f"frost: {m}, {epochs} epochs at batch {s['batch']}")
         args = [f"epochs={epochs}", f"seed={seed}", f"batch={s['batch']}"]
-        rc, wall, rss = run_process([str(exe), *args], env, outp / f"frost_{m}.log")
-        if rc != 0:
-            raise NsmError(f"the Frost {m} run failed (log: {outp / f'frost_{m}.log'})")
-        res["frost"] = {"epochs": _parse(outp / f"frost_{m}.log"), "peak_rss_bytes": rss, "wall_s": wall}
+        peaks, walls = [], []
+        for k in range(runs):
+            log = outp / (f"frost_{m}.log" if k == 0 else f"frost_{m}_run{k + 1}.log")
+            rc, w, rss = run_process([str(exe), *args], env, log)
+            if rc != 0:
+                raise NsmError(f"the Frost {m} run failed (log: {log})")
+            peaks.append(rss)
+            walls.append(w)
+        res["frost"] = {"epochs": _parse(outp / f"frost_{m}.log"), "peak_rss_bytes": peaks[0],
+                        "runs_peak_rss_bytes": peaks, "wall_s": walls[0]}
         if "torch" in compare:
             echo(f"torch: {m}")
             rc, wall, rss = run_process([sys.executable, "-m", "nsm.bench.mnist_torch", m, str(epochs),
@@ -66,6 +76,8 @@ def run_mnist(compare: tuple[str, ...], epochs: int, threads: int, seed: int,
         if "torch" in res and res["torch"]["median_images_per_s"]:
             res["throughput_ratio_frost_over_torch"] = (res["frost"]["median_images_per_s"] /
                                                         res["torch"]["median_images_per_s"])
+        if m == "cnn":
+            res["memory_goals"] = memory_goals.mnist(res)
         rep["models"][m] = res
     (outp / "report.json").write_text(json.dumps(rep, indent=1, default=str))
     _plot(rep, outp / "plot.png")
@@ -112,4 +124,7 @@ def _table(rep: dict, out: Path) -> None:
                       f"{ratio:.2f}x" if ratio and system == "frost" else "")
     con = Console(width=None if sys.stdout.isatty() else 120)
     con.print(t)
+    for m, res in rep["models"].items():
+        for g in res.get("memory_goals", []):
+            con.print(memory_goals.text(g, f"mnist {m}"))
     con.print(f"report: {out / 'report.json'}  plot: {out / 'plot.png'}")

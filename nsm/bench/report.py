@@ -15,6 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 from ..files import write_atomic
+from . import memory_goals
 
 ROOT = Path(__file__).parents[2]
 
@@ -118,6 +119,7 @@ def build(o, cfg: dict, files, results: dict, gpu: dict, per_epoch: int) -> dict
            "device": gpu, "environment": environment(o.threads), "systems": {}}
     for name, r in results.items():
         rep["systems"][name] = {"summary": summarize(r, o.batch), "raw": r}
+    rep["memory_goals"] = memory_goals.resnet(rep["systems"])
     if "frost" in results and "torch" in results:
         f, t = rep["systems"]["frost"]["summary"], rep["systems"]["torch"]["summary"]
         lf, lt = results["frost"]["loss"], results["torch"]["loss"]
@@ -233,6 +235,8 @@ def print_table(rep: dict, out: Path) -> None:
         verdict = "[green]PASS[/green]" if g["passed"] else "[red]FAIL[/red]"
         note = "" if g["applies"] else "  (not the goal's batch/threads: indicative only)"
         con.print(f"goal: {g['goal']}: {g['value']:.2f} {verdict}{note}")
+    for g in rep.get("memory_goals", []):
+        con.print(memory_goals.text(g, rep["benchmark"]))
     print_profile(con, rep)
     con.print(f"data: {rep['data']['description']}")
     con.print(f"device: {rep['device']['note']}")

@@ -1,6 +1,7 @@
 // Convolution, pooling and batch normalization through oneDNN 3.2 (v3 API, CPU engine, OpenMP
 // threads). Plain NCHW / OIHW memory wraps the caller's buffers; primitives are cached per shape
-// (creating one JITs code), so a training loop creates each primitive once.
+// (creating one JITs code), so a training loop creates each primitive once; blocked copies use
+// per-thread scratch (see scratch()).
 //
 // Sources: oneDNN 3.2 developer guide, "Convolution", "Pooling", "Batch Normalization"
 // (primitive descriptors for forward_training with hints for backward, workspace for max pooling).
@@ -64,43 +65,65 @@ memory mem(const memory::desc& d, const void* p) { return memory(d, eng(), const
     exit(1);
 }
 
+// Per-thread scratch for blocked copies, one slot per argument role (0: source side, 1:
+// weights side, 2: destination side), each grown to the largest copy it has held: a buffer
+// kept with every cached primitive held about 1 GB at ResNet-18 batch 128, and was shared by
+// threads running the same shape.
+void* scratch(int slot, size_t bytes) {
+    struct Slot {
+        void* p = nullptr;
+        size_t cap = 0;
+        ~Slot() { free(p); }
+    };
+    thread_local Slot slots[3];
+    Slot& s = slots[slot];
+    if (bytes > s.cap) {
+        free(s.p);
+        s.cap = (bytes + 4095) / 4096 * 4096;
+        s.p = aligned_alloc(4096, s.cap);
+        if (!s.p) { fprintf(stderr, "frost: out of memory (%zu bytes of oneDNN scratch)\n", bytes); exit(1); }
+    }
+    return s.p;
+}
+
 // A primitive argument in the primitive's own memory format (`any` lets oneDNN pick a blocked
 // layout such as nChw16c, which its JIT kernels need) next to the caller's plain NCHW/OIHW
-// buffer: when the formats differ, a reorder primitive and a buffer for the blocked copy are
-// kept with the primitive, so a step allocates nothing.
+// buffer: when the formats differ, reorder primitives are kept with the primitive and the
+// blocked copy lives in the calling thread's scratch slot for this argument's role.
 struct Blocked {
     memory::desc user, prim;
     bool same = true;
-    memory buf;
+    int slot = 0;
     reorder to_prim, to_user;
     const char* what = "dnnl.reorder";   // the profile's name for this argument's copies
 
     Blocked() = default;
-    Blocked(const memory::desc& u, const memory::desc& p, bool input, bool output,
+    Blocked(const memory::desc& u, const memory::desc& p, bool input, bool output, int role,
             const char* name)
-        : user(u), prim(p), same(u == p), what(name) {
+        : user(u), prim(p), same(u == p), slot(role), what(name) {
         if (same) return;
-        buf = memory(p, eng());
-        memory um(u, eng(), DNNL_MEMORY_NONE);
-        if (input) to_prim = reorder(um, buf);
-        if (output) to_user = reorder(buf, um);
+        memory um(u, eng(), DNNL_MEMORY_NONE), pm(p, eng(), DNNL_MEMORY_NONE);
+        if (input) to_prim = reorder(um, pm);
+        if (output) to_user = reorder(pm, um);
     }
-    // The primitive's view of the caller's input at p (reordered into buf when blocked).
+    memory buf() { return memory(prim, eng(), scratch(slot, prim.get_size())); }
+    // The primitive's view of the caller's input at p (reordered into scratch when blocked).
     memory in(const void* p) {
         memory um = mem(user, p);
         if (same) return um;
         frost_prof::Scope prof(what, 0);
-        to_prim.execute(strm(), um, buf);
-        return buf;
+        memory b = buf();
+        to_prim.execute(strm(), um, b);
+        return b;
     }
     // Where the primitive writes an output meant for the caller's buffer at p.
-    memory out(void* p) { return same ? mem(user, p) : buf; }
-    // Copy a blocked output back into the caller's buffer at p.
+    memory out(void* p) { return same ? mem(user, p) : buf(); }
+    // Copy a blocked output (in scratch) back into the caller's buffer at p.
     void back(void* p) {
         if (same) return;
         frost_prof::Scope prof(what, 0);
-        memory um = mem(user, p);
-        to_user.execute(strm(), buf, um);
+        memory um = mem(user, p), b = buf();
+        to_user.execute(strm(), b, um);
     }
 };
 
@@ -127,22 +150,22 @@ std::shared_ptr<Conv> conv_of(int64_t n, int64_t c, int64_t h, int64_t w, int64_
         auto fwd_pd = convolution_forward::primitive_desc(eng(), prop_kind::forward_training,
             algorithm::convolution_direct, any_src, any_wei, bias, any_dst, strides, pad, pad);
         p->fwd = convolution_forward(fwd_pd);
-        p->f_src = Blocked(src, fwd_pd.src_desc(), true, false, "dnnl.reorder fwd src");
-        p->f_wei = Blocked(wei, fwd_pd.weights_desc(), true, false, "dnnl.reorder fwd weights");
-        p->f_dst = Blocked(dst, fwd_pd.dst_desc(), false, true, "dnnl.reorder fwd dst");
+        p->f_src = Blocked(src, fwd_pd.src_desc(), true, false, 0, "dnnl.reorder fwd src");
+        p->f_wei = Blocked(wei, fwd_pd.weights_desc(), true, false, 1, "dnnl.reorder fwd weights");
+        p->f_dst = Blocked(dst, fwd_pd.dst_desc(), false, true, 2, "dnnl.reorder fwd dst");
         auto bd_pd = convolution_backward_data::primitive_desc(eng(),
             algorithm::convolution_direct, any_src, any_wei, any_dst, strides, pad, pad, fwd_pd);
         p->bwd_data = convolution_backward_data(bd_pd);
-        p->d_dst = Blocked(dst, bd_pd.diff_dst_desc(), true, false, "dnnl.reorder bwd_data diff_dst");
-        p->d_wei = Blocked(wei, bd_pd.weights_desc(), true, false, "dnnl.reorder bwd_data weights");
-        p->d_src = Blocked(src, bd_pd.diff_src_desc(), false, true, "dnnl.reorder bwd_data diff_src");
+        p->d_dst = Blocked(dst, bd_pd.diff_dst_desc(), true, false, 2, "dnnl.reorder bwd_data diff_dst");
+        p->d_wei = Blocked(wei, bd_pd.weights_desc(), true, false, 1, "dnnl.reorder bwd_data weights");
+        p->d_src = Blocked(src, bd_pd.diff_src_desc(), false, true, 0, "dnnl.reorder bwd_data diff_src");
         auto bw_pd = convolution_backward_weights::primitive_desc(eng(),
             algorithm::convolution_direct, any_src, any_wei, bias, any_dst, strides, pad, pad,
             fwd_pd);
         p->bwd_w = convolution_backward_weights(bw_pd);
-        p->w_src = Blocked(src, bw_pd.src_desc(), true, false, "dnnl.reorder bwd_weights src");
-        p->w_dst = Blocked(dst, bw_pd.diff_dst_desc(), true, false, "dnnl.reorder bwd_weights diff_dst");
-        p->w_wei = Blocked(wei, bw_pd.diff_weights_desc(), false, true, "dnnl.reorder bwd_weights diff_weights");
+        p->w_src = Blocked(src, bw_pd.src_desc(), true, false, 0, "dnnl.reorder bwd_weights src");
+        p->w_dst = Blocked(dst, bw_pd.diff_dst_desc(), true, false, 2, "dnnl.reorder bwd_weights diff_dst");
+        p->w_wei = Blocked(wei, bw_pd.diff_weights_desc(), false, true, 1, "dnnl.reorder bwd_weights diff_weights");
         p->zero_bias = memory(bias, eng());
         memset(p->zero_bias.get_data_handle(), 0, oc * sizeof(float));
         p->scratch_bias = memory(bias, eng());
@@ -200,6 +223,7 @@ void frost__c_conv2d_backward(const float* x, const float* dy, const float* w, f
         }
         if (dw) {
             frost_prof::Scope prof("dnnl.conv_bwd_weights", flops);
+            // g_data still holds dy: both diff_dst copies use the destination-side slot
             bool shared = dx && !p->d_dst.same && p->w_dst.prim == p->d_dst.prim;
             memory bias = db ? mem(memory::desc({oc}, dt::f32, tag::x), db) : p->scratch_bias;
             p->bwd_w.execute(strm(), {{DNNL_ARG_SRC, p->w_src.in(x)},

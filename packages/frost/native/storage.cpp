@@ -35,6 +35,11 @@ void frost__c_fill(float* dst, int64_t n, float v) {
 
 int64_t frost__c_heap_size(void) { return (int64_t)GC_get_heap_size(); }
 
+int64_t frost__c_gc_live_bytes(void) {
+    GC_gcollect();
+    return (int64_t)GC_get_memory_use();
+}
+
 int64_t frost__c_rss(void) {
     FILE* f = fopen("/proc/self/statm", "r");
     if (!f) return 0;
