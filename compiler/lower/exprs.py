@@ -74,8 +74,6 @@ class ExprLowering:
             self.recv_check(args[0], e.span, *e.recv_check)
         if e.virtual is not None and not self.is_direct(e):
             return self.virtual_call(e, args)
-        if e.func.scc is not None:
-            args.append(self.depth_arg(e.func))
         # debug: every call, so a fault in C below a function that cannot raise shows this line
         if e.func.may_raise or e.func.scc is not None or not self.release:
             self.set_site(e.span)

@@ -21,5 +21,4 @@ class FuncState:
         self.loops: list[tuple[ir.Block, ir.Block, int]] = []
         self.cleanups: list = []      # exits of finish/lock blocks to run on return/break
         self.placeholder: ir.Value | None = None
-        self.depth: ir.Value | None = None
         self.entry_builder: ir.IRBuilder | None = None
