@@ -426,6 +426,8 @@ class ExprLowering:
             if isinstance(ot, ArrayT):
                 arr = self.expr(e.obj)
                 idx = self.expr(e.index)
+                if id(e) in self.fs.unchecked:      # in range: proven before the loop
+                    return self.elem_ptr(arr, idx, ot.elem)
                 n = self.array_len(arr)
                 i = self.norm_index(idx, n, e.span, 0)
                 return self.elem_ptr(arr, i, ot.elem)

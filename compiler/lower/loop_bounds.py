@@ -25,17 +25,20 @@ PLAIN = (T.Const, T.Zero, T.Local, T.Placeholder, T.Unop, T.Binop, T.Cmp, T.Logi
 @dataclass
 class Plan:
     """For `for i = lo, i < hi` (or `<=`): every access in `ids` is `arr[i + off]` for an
-    (arr, off) in `accesses`; `hi` is loop-invariant and `inclusive` says `<=`."""
+    (arr, off) in `accesses`; `hi` is loop-invariant and `inclusive` says `<=`; `step`, when
+    not None, is the loop-invariant local the loop adds (to be tested positive and small)."""
     hi: T.Expr
     inclusive: bool
     accesses: list[tuple[T.Var, int]]
     ids: set[int]
+    step: T.Expr | None = None
 
 
 def plan_loop(s: T.ForC) -> Plan | None:
     """The accesses of s's body that one test before the loop can prove in range, or None."""
     i = s.var
-    if i.type != INT or not _is_step(s.step, i):
+    step = _step(s.step, i)
+    if i.type != INT or step is None:
         return None
     c = s.cond
     if not (isinstance(c, T.Cmp) and c.op in ("<", "<=") and _is_local(c.left, i)):
@@ -63,6 +66,8 @@ def plan_loop(s: T.ForC) -> Plan | None:
             assigned.add(n.var)
     if i in assigned or not _invariant(c.right, assigned):
         return None
+    if isinstance(step, T.Local) and step.var in assigned:
+        return None
     accesses: dict[tuple[T.Var, int], None] = {}
     ids: set[int] = set()
     for n in walk(s.body):
@@ -77,7 +82,8 @@ def plan_loop(s: T.ForC) -> Plan | None:
         ids.add(id(n))
     if not ids:
         return None
-    return Plan(c.right, c.op == "<=", list(accesses), ids)
+    return Plan(c.right, c.op == "<=", list(accesses), ids,
+                step if isinstance(step, T.Local) else None)
 
 
 def _is_local(e: T.Expr, v: T.Var) -> bool:
@@ -91,13 +97,18 @@ def _const_int(e: T.Expr) -> int | None:
     return None
 
 
-def _is_step(e: T.Expr, i: T.Var) -> bool:
-    """`i + k` with a constant k > 0."""
+def _step(e: T.Expr, i: T.Var) -> T.Expr | None:
+    """What `i + k` adds: a constant k > 0, or an int local (tested before the loop), else None."""
     if not (isinstance(e, T.Binop) and e.op == "add"):
-        return False
-    k = _const_int(e.right) if _is_local(e.left, i) else \
-        _const_int(e.left) if _is_local(e.right, i) else None
-    return k is not None and k > 0
+        return None
+    k = e.right if _is_local(e.left, i) else e.left if _is_local(e.right, i) else None
+    if k is None:
+        return None
+    if _const_int(k) is not None:
+        return k if _const_int(k) > 0 else None
+    if isinstance(k, T.Local) and k.type == INT and k.var is not i:
+        return k
+    return None
 
 
 def _offset(e: T.Expr, i: T.Var) -> int | None:
@@ -114,13 +125,29 @@ def _offset(e: T.Expr, i: T.Var) -> int | None:
 
 
 def _invariant(e: T.Expr, assigned: set[T.Var]) -> bool:
-    """e has the same value at every iteration: a constant, an unassigned local, or the size of
-    an array in an unassigned local (the body resizes no array: plan_loop's node rules)."""
+    """e has the same value at every iteration: a constant, an unassigned local, the size of an
+    array in an unassigned local (the body resizes no array: plan_loop's node rules), or a sum
+    or difference of these."""
     if _const_int(e) is not None:
         return True
     if isinstance(e, T.Local):
         return e.type == INT and e.var not in assigned
+    if isinstance(e, T.Binop) and e.op in ("add", "sub") and e.type == INT:
+        return _invariant(e.left, assigned) and _invariant(e.right, assigned)
     if isinstance(e, T.Builtin) and e.name in ("array.size", "len") and len(e.args) == 1:
         a = e.args[0]
         return isinstance(a, T.Local) and isinstance(a.type, ArrayT) and a.var not in assigned
     return False
+
+
+def expr_key(e: T.Expr):
+    """A hashable key equal for two loop-invariant bounds that always have the same value."""
+    if isinstance(e, T.Const):
+        return ("const", e.value)
+    if isinstance(e, T.Local):
+        return ("local", id(e.var))
+    if isinstance(e, T.Binop):
+        return (e.op, expr_key(e.left), expr_key(e.right))
+    if isinstance(e, T.Builtin):
+        return (e.name, expr_key(e.args[0]))
+    return ("other", id(e))
