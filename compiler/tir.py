@@ -35,7 +35,7 @@ class FuncSym:
     may_raise: bool = True     # needs an NvFrame (computed after checking)
     calls: set = field(default_factory=set)             # FuncSyms called directly
     raises_directly: bool = False
-    scc: int | None = None     # recursive component id (hidden depth argument), else None
+    scc: int | None = None     # recursive component id (stack probe on entry), else None
     ast: Any = None            # its FuncDef / CtorDef / MainDef
     scope: Any = None          # the symbols.ModScope it was declared in
     env: dict = field(default_factory=dict)   # type parameter bindings

@@ -34,3 +34,17 @@ def test_recursion_with_frames_has_every_frame_located():
                for l in lines), lines
     assert lines[-1] == "  at main (stack_overflow_mutual.nv:14:11)"
     assert any("more frames" in l for l in lines)
+
+
+def test_frameless_recursion_in_a_thread_counts_its_frames():
+    # the stack probe fires on the thread's own stack limit; the omitted frames are counted
+    # by unwinding that stack, and the trace ends with the thread's origin
+    r = subprocess.run([str(NSM), "run", "stack_overflow_thread.nv"], cwd=PROGRAMS,
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 1, r.stderr
+    err = r.stderr.splitlines()
+    assert err[0] == "stack_overflow_thread.nv:5:9: runtime error: stack overflow"
+    assert err[1] == "  at dive (stack_overflow_thread.nv:5:9)"
+    assert re.fullmatch(r"  \.\.\. \d{5,} more frames \.\.\.", err[2]), err[2]
+    assert err[3] == "  at worker (stack_overflow_thread.nv:9:11)"
+    assert err[-1].startswith("in thread tid="), err[-1]

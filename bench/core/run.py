@@ -89,7 +89,8 @@ class Bench:
 
 
 BENCHES = [
-    Bench("fib", 35, 35, 30, 30, 5, 20, fib_calls),
+    # fib at 40: at 35 C takes 16-38 ms, too short for a steady ratio
+    Bench("fib", 40, 35, 32, 30, 5, 20, fib_calls),
     Bench("nbody", 5_000_000, 500_000, 500_000, 50_000, 10, 1_000, float),
     Bench("spectralnorm", 2_000, 500, 500, 150, 10, 100, lambda n: float(n * n)),
     Bench("sieve", 50_000_000, 50_000_000, 5_000_000, 5_000_000, 100, 100_000, sieve_ops),
@@ -103,11 +104,18 @@ BENCHES = [
     Bench("strbuilder", 200_000, 200_000, 50_000, 50_000, 10, 1_000, float,
           note="StrBuilder: linear; compare with strconcat"),
 ]
-RATIO_TARGET_BENCHES = ("fib", "nbody", "spectralnorm", "sieve")
-# Neve/C limits (both modes) for programs outside RATIO_TARGET_BENCHES.
-LOOSE_RATIO_TARGETS = {"binarytrees_classes": 2.0, "wordcount": 2.0}
+# Issue 23's Neve/C goals, per program: (release, checks). spectralnorm and sieve already ran at
+# or under C's time and must hold there; the allocation and map programs aim at 1.3.
+RATIO_TARGETS = {
+    "fib": (1.1, 1.2), "nbody": (1.1, 1.2),
+    "spectralnorm": (1.0, 1.1), "sieve": (1.0, 1.1),
+    "binarytrees": (1.3, 1.3), "binarytrees_classes": (1.3, 1.3), "wordcount": (1.3, 1.3),
+}
+MODES_ORDER = ("release", "checks")   # the order of RATIO_TARGETS' pairs
+# Peak RSS limits as a multiple of C's (both modes).
+RSS_OVER_C_TARGETS = {"binarytrees_classes": 2.0}
 PY_TARGET_BENCHES = ("fib", "nbody", "spectralnorm", "sieve", "binarytrees")
-TARGETS = {"release": 1.1, "checks": 1.3, "python": 30.0, "rerun_ms": 150.0, "gc_rss_mb": 200.0}
+TARGETS = {"python": 30.0, "rerun_ms": 150.0, "gc_rss_mb": 200.0}
 MODES = ("checks", "release")
 
 
@@ -528,9 +536,8 @@ def make_report(benches, sizes, py_sizes, cols, over, gcc_s, runs, neve, why) ->
 
 def ratio_limit(name: str, mode: str) -> float | None:
     """The Neve/C target of a program in a mode, None when it has none."""
-    if name in RATIO_TARGET_BENCHES:
-        return TARGETS[mode]
-    return LOOSE_RATIO_TARGETS.get(name)
+    limits = RATIO_TARGETS.get(name)
+    return None if limits is None else limits[MODES_ORDER.index(mode)]
 
 
 def check_targets(rows: list[dict]) -> list[dict]:
@@ -546,11 +553,19 @@ def check_targets(rows: list[dict]) -> list[dict]:
         name = row["name"]
         wrong = {m: "failed" if row[f"neve_{m}"]["error"] else
                  "checksum mismatch" if row[f"neve_{m}"]["checksum_ok"] is False else None for m in MODES}
-        if name in RATIO_TARGET_BENCHES or name in LOOSE_RATIO_TARGETS:
-            for mode in ("release", "checks"):
+        if name in RATIO_TARGETS:
+            for mode in MODES_ORDER:
                 v = row[f"neve_{mode}"]["neve_over_c"]
                 limit = ratio_limit(name, mode)
                 add(f"{name}: Neve/C ({mode}) <= {limit}", v, None if v is None else v <= limit, wrong[mode])
+        if name in RSS_OVER_C_TARGETS:
+            limit = RSS_OVER_C_TARGETS[name]
+            c_rss = row["c"]["peak_rss_mb"]
+            for mode in MODES_ORDER:
+                rss = row[f"neve_{mode}"]["peak_rss_mb"]
+                v = rss / c_rss if rss and c_rss else None
+                add(f"{name}: peak RSS Neve/C ({mode}) <= {limit:g}", v,
+                    None if v is None else v <= limit, wrong[mode])
         if name in PY_TARGET_BENCHES:
             v = row["python"]["python_over_neve"]
             add(f"{name}: CPython/Neve (release) >= {TARGETS['python']:g}", v,

@@ -112,8 +112,8 @@ class UnitChecker(Checker):
         self.report_kernel_recursion(checked)
         for f in checked:
             # an instance's recursion can depend on bodies this unit did not see, and it
-            # changes the calling convention (a hidden depth argument): name the two variants
-            # apart so linkonce copies from different units never mix them
+            # changes the code (a stack probe, callers' frames): name the two variants apart
+            # so linkonce copies from different units never mix them
             if f.env and f.scc is not None:
                 f.symbol += REC_SUFFIX
         return checked

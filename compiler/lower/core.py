@@ -23,8 +23,6 @@ from .warp_ops import WarpLowering
 from .mangle import type_key
 from .state import FuncState
 
-MAX_DEPTH = 10_000_000        # NV_MAX_DEPTH in neve_rt.h
-
 PRIM_LL = {"int": R.I64, "i8": R.I8, "i16": R.I16, "i32": R.I32, "u8": R.I8, "u16": R.I16,
            "u32": R.I32, "u64": R.I64, "float": R.F32,
            "f64": R.F64, "bf16": R.I16, "half": R.HALF, "bool": R.I1, "char": R.I8,
@@ -116,8 +114,6 @@ class Lowerer(KernelLowering, WarpLowering, ForeignLowering, CStructLowering, Th
         if f in self.funcs:
             return self.funcs[f]
         params = [self.llty(p.type) for p in f.params]
-        if f.scc is not None:
-            params.append(R.I64)       # hidden recursion depth (callgraph.mark_recursion)
         fnty = ir.FunctionType(self.llty(f.ret), params)
         fn = self.module.globals.get(f.symbol)
         if fn is None:
@@ -278,8 +274,7 @@ class Lowerer(KernelLowering, WarpLowering, ForeignLowering, CStructLowering, Th
             fs.entry_builder.store(ir.Constant(self.llty(f.ret), None), fs.ret_slot)
         info = self.func_info(fs) if f.may_raise or f.scc is not None else None
         if f.scc is not None:
-            fs.depth = fn.args[-1]
-            self.depth_check(fs, info)
+            self.stack_probe(fs, info)
         if f.may_raise:
             eb = fs.entry_builder
             frame = self.alloca(R.NVFRAME, "frame")
@@ -318,25 +313,40 @@ class Lowerer(KernelLowering, WarpLowering, ForeignLowering, CStructLowering, Th
             fs.info = info
         return fs.info
 
-    def depth_check(self, fs: FuncState, info) -> None:
-        """Recursion deeper than NV_MAX_DEPTH is a stack overflow; counting it in an argument
-        also catches recursion that LLVM turned into a loop (tail-call elimination)."""
+    def stack_probe(self, fs: FuncState, info) -> None:
+        """A recursive function compares its stack pointer with the thread's limit on entry
+        (as Go's prologue does): below it, the recursion is a `stack overflow` (13.2). No
+        counter is passed, so LLVM may turn tail recursion into loops and inline through calls."""
         b = self.b
-        deep = b.icmp_unsigned(">", fs.depth, ir.Constant(R.I64, MAX_DEPTH))
-        fa = self.intrinsic_fn("llvm.frameaddress.p0", R.PTR, [R.I32])
-        sp = b.ptrtoint(b.call(fa, [ir.Constant(R.I32, 0)]), R.I64)
-        deep = b.or_(deep, b.icmp_unsigned("<", sp, b.load(self.stack_limit)))
+        sp = b.call(self.stack_pointer_fn(), self.stack_pointer_args())
+        if sp.type != R.I64:
+            sp = b.ptrtoint(sp, R.I64)
+        deep = b.icmp_unsigned("<", sp, b.load(self.stack_limit))
         with b.if_then(deep, likely=False):
             site = (fs.sym.span.line << 32) | fs.sym.span.col
-            self.rt("nv_panic_depth", info.bitcast(R.PTR), ir.Constant(R.I64, site), fs.depth,
+            self.rt("nv_panic_stack", info.bitcast(R.PTR), ir.Constant(R.I64, site),
                     ir.Constant(R.I32, int(fs.sym.may_raise)))
             b.unreachable()
 
-    def depth_arg(self, callee: T.FuncSym) -> ir.Value:
-        """Hidden depth argument for a call of a recursive function."""
-        if self.fs.sym.scc is not None and self.fs.sym.scc == callee.scc:
-            return self.b.add(self.fs.depth, ir.Constant(R.I64, 1))
-        return ir.Constant(R.I64, 0)
+    def stack_pointer_fn(self) -> ir.Function:
+        """llvm.read_register of the stack pointer where LLVM knows its name (no frame pointer
+        needed), else llvm.frameaddress."""
+        if self.sp_register() is not None:
+            return self.intrinsic_fn("llvm.read_register.i64", R.I64, [ir.MetaDataType()])
+        return self.intrinsic_fn("llvm.frameaddress.p0", R.PTR, [R.I32])
+
+    def stack_pointer_args(self) -> list:
+        reg = self.sp_register()
+        if reg is None:
+            return [ir.Constant(R.I32, 0)]
+        md = getattr(self, "_sp_md", None)
+        if md is None:
+            md = self._sp_md = self.module.add_metadata([ir.MetaDataString(self.module, reg)])
+        return [md]
+
+    def sp_register(self) -> str | None:
+        arch = self.module.triple.split("-")[0]
+        return {"x86_64": "rsp", "aarch64": "sp", "arm64": "sp"}.get(arch)
 
     def alloca(self, ty: ir.Type, name: str = "") -> ir.Value:
         """An entry-block slot (promoted to a register by mem2reg)."""

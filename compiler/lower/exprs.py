@@ -74,8 +74,6 @@ class ExprLowering:
             self.recv_check(args[0], e.span, *e.recv_check)
         if e.virtual is not None and not self.is_direct(e):
             return self.virtual_call(e, args)
-        if e.func.scc is not None:
-            args.append(self.depth_arg(e.func))
         # debug: every call, so a fault in C below a function that cannot raise shows this line
         if e.func.may_raise or e.func.scc is not None or not self.release:
             self.set_site(e.span)
@@ -428,6 +426,8 @@ class ExprLowering:
             if isinstance(ot, ArrayT):
                 arr = self.expr(e.obj)
                 idx = self.expr(e.index)
+                if id(e) in self.fs.unchecked:      # in range: proven before the loop
+                    return self.elem_ptr(arr, idx, ot.elem)
                 n = self.array_len(arr)
                 i = self.norm_index(idx, n, e.span, 0)
                 return self.elem_ptr(arr, i, ot.elem)

@@ -211,8 +211,8 @@ class ForeignLowering:
 
     # ------------------------------------------------------------ callbacks
     def c_trampoline(self, f: T.FuncSym, ft: FuncT) -> ir.Function:
-        """A C-ABI entry to the Neve function f: converts C arguments to Neve values, passes
-        the hidden recursion depth when f has one, and converts the result back."""
+        """A C-ABI entry to the Neve function f: converts C arguments to Neve values, calls f
+        and converts the result back."""
         name = f"nvctramp.{f.symbol}"
         fn = self.module.globals.get(name)
         if fn is not None:
@@ -232,8 +232,6 @@ class ForeignLowering:
                 outer = self.b.load(tls)
                 self.b.store(ir.Constant(R.PTR, None), tls)
             args = [self.from_c(a, t) for a, t in zip(fn.args, ft.params)]
-            if f.scc is not None:
-                args.append(ir.Constant(R.I64, 0))
             r = self.b.call(self.declare_func(f), args)
             if not self.release:
                 self.b.store(outer, tls)

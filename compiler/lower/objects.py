@@ -33,12 +33,8 @@ class ObjectLowering:
             fn = ir.Function(self.module, ir.FunctionType(R.PTR, [R.PTR]), name=name)
             fn.linkage = "linkonce_odr"
             b = ir.IRBuilder(fn.append_basic_block())
-            b.ret(b.call(self.declare_func(info.to_str), self.entry_args(info.to_str, list(fn.args))))
+            b.ret(b.call(self.declare_func(info.to_str), list(fn.args)))
         return fn.bitcast(R.PTR)
-
-    def entry_args(self, f: T.FuncSym, args: list) -> list:
-        """Arguments for calling f from outside its recursive component (depth 0)."""
-        return args + ([ir.Constant(R.I64, 0)] if f.scc is not None else [])
 
     def type_key(self, t: Type) -> str:
         return type_key(t)
@@ -61,10 +57,7 @@ class ObjectLowering:
             self.b.store(fresh, self.b.gep(p, [ir.Constant(R.I32, 0), ir.Constant(R.I32, HEADER + i)]))
         if ctor is not None:
             self.set_site(e.span)
-            call_args = [obj] + args
-            if ctor.scc is not None:
-                call_args.append(self.depth_arg(ctor))
-            self.b.call(self.declare_func(ctor), call_args)
+            self.b.call(self.declare_func(ctor), [obj] + args)
         return obj
 
     def field_ptr(self, e: T.Builtin, write: bool) -> ir.Value:
@@ -152,7 +145,7 @@ class ObjectLowering:
         name = f"nvfnval.{f.symbol}"
         gv = self.module.globals.get(name)
         if gv is None:
-            entry = self.no_depth_entry(f)  # callers through values pass no depth
+            entry = self.declare_func(f)
             ty = ir.LiteralStructType([R.PTR, R.PTR])
             gv = ir.GlobalVariable(self.module, ty, name)
             gv.linkage = "linkonce_odr"

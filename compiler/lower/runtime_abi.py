@@ -32,7 +32,7 @@ KIND = {"int": 1, "i8": 2, "i16": 3, "i32": 4, "u8": 5, "float": 6, "f64": 7, "b
         "foreign": 22, "foreign_ref": 23, "u16": 24, "u32": 25, "u64": 26}
 
 NORETURN = {"nv_panic", "nv_panic_str", "nv_panic_index", "nv_panic_divzero",
-            "nv_panic_nil_call", "nv_assert_fail", "nv_exit", "nv_panic_depth",
+            "nv_panic_nil_call", "nv_assert_fail", "nv_exit", "nv_panic_stack",
             "nv_panic_cast", "nv_global_cycle", "nv_panic_class_cast"}
 
 SIGNATURES: dict[str, tuple] = {
@@ -42,7 +42,7 @@ SIGNATURES: dict[str, tuple] = {
     "nv_panic_divzero": (VOID, [I32]),
     "nv_panic_nil_call": (VOID, [PTR, PTR]),
     "nv_assert_fail": (VOID, [PTR]),
-    "nv_panic_depth": (VOID, [PTR, I64, I64, I32]),
+    "nv_panic_stack": (VOID, [PTR, I64, I32]),
     "nv_init": (VOID, [I32, PTR.as_pointer()]),
     "nv_finish": (I32, []),
     "nv_exit": (VOID, [I64]),

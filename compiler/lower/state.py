@@ -21,5 +21,8 @@ class FuncState:
         self.loops: list[tuple[ir.Block, ir.Block, int]] = []
         self.cleanups: list = []      # exits of finish/lock blocks to run on return/break
         self.placeholder: ir.Value | None = None
-        self.depth: ir.Value | None = None
         self.entry_builder: ir.IRBuilder | None = None
+        self.unchecked: set[int] = set()   # ids of array accesses proven in range (loop_bounds)
+        self.versioned = 0                 # loops being lowered twice around this point
+        # (array var, bound key, inclusive, c): hi + c <= size() holds here (loop_bounds)
+        self.known_bounds: set = set()

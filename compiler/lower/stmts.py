@@ -6,6 +6,9 @@ from llvmlite import ir
 from .. import tir as T
 from ..types import ArrayT, ChannelT, FixedT, MapT, TupleT, STR
 from . import runtime_abi as R
+from .loop_bounds import expr_key, plan_loop
+
+MAX_VERSIONED = 2      # loops lowered twice that may nest (each doubles what it holds)
 
 
 class StmtLowering:
@@ -138,8 +141,60 @@ class StmtLowering:
         slot = self.alloca(self.llty(s.var.type), s.var.name)
         self.fs.vars[s.var] = slot
         self.b.store(self.expr(s.start), slot)
+        # only where checks are compiled: under --release the copy would gain nothing
+        plan = plan_loop(s) if self.kt is None and not self.release and \
+            self.fs.versioned < MAX_VERSIONED else None
+        if plan is None:
+            self.for_c_loop(s, slot)
+            return
+        # two copies: without the proven checks when the test before the loop holds, else
+        # with every check, so an out-of-range access stops at its own iteration (13.2)
+        proven = self.b.append_basic_block("for.proven")
+        checked = self.b.append_basic_block("for.checked")
+        end = self.b.append_basic_block("for.end")
+        self.b.cbranch(self.loop_in_range(plan, self.b.load(slot)), proven, checked)
+        self.fs.versioned += 1
+        # what the proven copy knows for the loops inside it: hi + off <= a.size()
+        facts = {(var, expr_key(plan.hi), plan.inclusive, off) for var, off in plan.accesses}
+        for block, ids, known in ((proven, plan.ids, facts), (checked, set(), set())):
+            self.b.position_at_end(block)
+            self.fs.unchecked |= ids
+            added = known - self.fs.known_bounds
+            self.fs.known_bounds |= added
+            self.for_c_loop(s, slot)
+            self.fs.unchecked -= ids
+            self.fs.known_bounds -= added
+            self.b.branch(end)
+        self.fs.versioned -= 1
+        self.b.position_at_end(end)
+
+    def for_c_loop(self, s: T.ForC, slot) -> None:
         self.loop(lambda: self.expr(s.cond), lambda: self.lower_block(s.body),
                   lambda: self.b.store(self.expr(s.step), slot))
+
+    def loop_in_range(self, plan, lo: ir.Value) -> ir.Value:
+        """No iteration, or for every access a[i + c]: lo + c >= 0 and hi + c <= a.size()
+        (< with `<=`). |c| < 2^31 and sizes are >= 0, so nothing here overflows; a step held
+        in a local must lie in (0, 2^62] so that i + step cannot wrap past hi."""
+        b = self.b
+        hi = self.expr(plan.hi)
+        ok = b.icmp_signed(">" if plan.inclusive else ">=", lo, hi)
+        every = ir.Constant(R.I1, 1)
+        if plan.step is not None:
+            k = self.expr(plan.step)
+            every = b.and_(b.icmp_signed(">", k, ir.Constant(R.I64, 0)),
+                           b.icmp_signed("<=", k, ir.Constant(R.I64, 1 << 62)))
+        least = min(off for _, off in plan.accesses)
+        every = b.and_(every, b.icmp_signed(">=", lo, ir.Constant(R.I64, -least)))
+        key = expr_key(plan.hi)
+        for var, off in plan.accesses:
+            if any((var, key, plan.inclusive, o) in self.fs.known_bounds
+                   for o in range(off, off + 4)):
+                continue        # an enclosing proven loop tested this bound with a larger c
+            n = self.array_len(b.load(self.fs.vars[var]))
+            lim = b.sub(n, ir.Constant(R.I64, off))
+            every = b.and_(every, b.icmp_signed("<" if plan.inclusive else "<=", hi, lim))
+        return b.or_(ok, every)
 
     def st_ForEach(self, s: T.ForEach) -> None:
         it = s.iterable.type

@@ -25,7 +25,7 @@ class ThreadLowering:
         env = b.bitcast(fn.args[0], self.env_struct(f).as_pointer())
         args = [b.load(b.gep(env, [ir.Constant(R.I32, 0), ir.Constant(R.I32, i)]))
                 for i in range(len(f.params))]
-        b.call(self.declare_func(f), self.entry_args(f, args))
+        b.call(self.declare_func(f), args)
         b.ret_void()
         return fn
 

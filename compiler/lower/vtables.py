@@ -23,23 +23,6 @@ class VtableLowering:
             return ir.Constant(R.PTR, None)
         return self.desc(info.base.type)
 
-    def no_depth_entry(self, f: T.FuncSym) -> ir.Function:
-        """f callable without the hidden recursion depth (a wrapper passing 0 when f has one):
-        what function values and vtables hold."""
-        entry = self.declare_func(f)
-        if f.scc is None:
-            return entry
-        name = f"nvfnentry.{f.symbol}"
-        w = self.module.globals.get(name)
-        if w is None:
-            w = ir.Function(self.module, ir.FunctionType(
-                entry.function_type.return_type, entry.function_type.args[:-1]), name=name)
-            w.linkage = "linkonce_odr"
-            wb = ir.IRBuilder(w.append_basic_block())
-            r = wb.call(entry, list(w.args) + [ir.Constant(R.I64, 0)])
-            wb.ret_void() if f.ret == Prim("void") else wb.ret(r)
-        return w
-
     def vtable(self, info) -> ir.Value:
         name = f"nvvtable.{self.type_key(info.type)}"
         gv = self.module.globals.get(name)
@@ -50,7 +33,7 @@ class VtableLowering:
             gv.linkage = "linkonce_odr"
             gv.global_constant = True
             gv.initializer = ir.Constant(ty, [self.desc(info.type)] +
-                                         [self.no_depth_entry(f).bitcast(R.PTR) for f in slots])
+                                         [self.declare_func(f).bitcast(R.PTR) for f in slots])
         return gv.bitcast(R.PTR)
 
     def dyn_desc(self, obj: ir.Value) -> ir.Value:

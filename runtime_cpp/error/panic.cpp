@@ -59,17 +59,19 @@ void nv_assert_fail(const NvStr* msg) {
 
 }  // extern "C"
 
-// Recursion deeper than NV_MAX_DEPTH (counted by a hidden argument of recursive functions, which
-// also survives tail-call elimination): report it as a stack overflow located in `fn`. The check
-// runs first in fn's body: a function with a frame has pushed it with no site yet; one without
-// has none, nor have the `depth` activations of its recursion below it (13.2: say how many).
-void nv_panic_depth(const NvFuncInfo* fn, int64_t site, int64_t depth, int32_t has_frame) {
+// A recursive function found its stack pointer below the thread's limit (its entry probe):
+// report a stack overflow located in `fn`. A function with a frame has pushed it, with no site
+// yet; one without has none, nor have the activations of its recursion below it, which are
+// counted by unwinding (13.2: say how many frames a trace omits).
+void nv_panic_stack(const NvFuncInfo* fn, int64_t site, int32_t has_frame) {
     if (has_frame && nv_top_frame && nv_top_frame->fn == fn) {
         nv_top_frame->site = site;
         rt_panic("stack overflow");
     }
-    NvFrame elided{nv_top_frame, &rt_elided_frames, depth};
-    NvFrame f{depth > 0 ? &elided : nv_top_frame, fn, site};
+    // the machine frames younger than the one holding nv_top_frame, less this one and fn's
+    int64_t below = rt_frames_below(nv_top_frame) - 2;
+    NvFrame elided{nv_top_frame, &rt_elided_frames, below};
+    NvFrame f{below > 0 ? &elided : nv_top_frame, fn, site};
     nv_top_frame = &f;
     rt_panic("stack overflow");
 }

@@ -2,6 +2,7 @@
 // runtime error ends in rt_die, which prints the message and the Neve trace and exits 1.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include "neve_rt.h"
 
 // Report `msg` at the innermost frame's site with the trace, flush stdout first, _exit(1).
@@ -18,6 +19,10 @@ extern const NvFuncInfo rt_elided_frames;
 // as it is, _exit(1); like rt_die, only the first reporting thread gets to write.
 [[noreturn]] void rt_die_text(const char* text, size_t len);
 [[noreturn]] void rt_panicf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// Machine frames on this thread's stack from the caller down to (not including) the one that
+// holds `outer` (an NvFrame, a local of its function; the whole stack when NULL), by unwinding.
+int64_t rt_frames_below(const void* outer);
 
 // SIGSEGV/SIGBUS handlers on an alternate stack (stack overflow detection); called by nv_init.
 void rt_signals_init();

@@ -110,13 +110,11 @@ void nv_panic_index(int64_t idx, int64_t len, int32_t what) __attribute__((noret
 void nv_panic_divzero(int32_t modulo) __attribute__((noreturn));
 /* "called NAME() on nil TYPE" */
 void nv_panic_nil_call(const char* method, const char* type) __attribute__((noreturn));
-/* "stack overflow" located at fn's site: recursion deeper than NV_MAX_DEPTH levels. */
-#define NV_MAX_DEPTH 10000000
-/* Recursive functions compare their stack pointer with this (0 until known) and call
- * nv_panic_depth below it, so an overflow is reported in the recursing function. */
+/* Recursive functions compare their stack pointer with this on entry (0 until known) and
+ * call nv_panic_stack below it, so an overflow is reported in the recursing function. */
 extern __thread uintptr_t nv_stack_limit __attribute__((tls_model("initial-exec")));
-/* depth: activations of the recursion below this one; has_frame: whether fn keeps an NvFrame */
-void nv_panic_depth(const NvFuncInfo* fn, int64_t site, int64_t depth, int32_t has_frame)
+/* "stack overflow" located at fn's site; has_frame: whether fn keeps an NvFrame */
+void nv_panic_stack(const NvFuncInfo* fn, int64_t site, int32_t has_frame)
     __attribute__((noreturn));
 /* "assertion failed: MSG" (just "assertion failed" when msg is empty) */
 void nv_assert_fail(const NvStr* msg) __attribute__((noreturn));

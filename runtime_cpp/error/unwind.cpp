@@ -1,0 +1,28 @@
+// Counting machine frames by unwinding (the stack-overflow report of frameless recursion, 13.2):
+// recursive functions pass no depth counter, so the report asks the unwinder how deep it is.
+#include <cstdint>
+#include <unwind.h>
+#include "error/panic.h"
+
+namespace {
+
+struct Count {
+    uintptr_t outer;
+    int64_t n;
+};
+
+_Unwind_Reason_Code count_one(_Unwind_Context* ctx, void* arg) {
+    Count* c = (Count*)arg;
+    // a frame's CFA lies above its own locals: frames younger than outer's have CFA <= outer
+    if (c->outer && _Unwind_GetCFA(ctx) > c->outer) return _URC_END_OF_STACK;
+    c->n++;
+    return _URC_NO_REASON;
+}
+
+}  // namespace
+
+int64_t rt_frames_below(const void* outer) {
+    Count c{(uintptr_t)outer, 0};
+    _Unwind_Backtrace(count_one, &c);
+    return c.n - 1;   // this function's own frame
+}
