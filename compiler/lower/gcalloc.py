@@ -7,6 +7,10 @@ from . import runtime_abi as R
 
 GRANULE = 16            # GC_GRANULE_BYTES on 64-bit targets
 TINY_FREELISTS = 25     # GC_TINY_FREELISTS: list g holds objects of g granules, 0 < g < 25
+# With interior pointers recognised (bdwgc's default, kept by the runtime) the collector does not
+# scan an object's last word, which holds the byte added so that a pointer just past an object
+# does not retain the next one: sizes get that byte too, as GC_MALLOC adds it.
+EXTRA_BYTES = 1
 
 
 class GcAllocLowering:
@@ -23,7 +27,7 @@ class GcAllocLowering:
         link is left there). Pointer-free objects are atomic: the collector never scans them."""
         if not scanned:
             return self.rt("nv_alloc_atomic", ir.Constant(R.I64, size))
-        g = max(1, -(-size // GRANULE))
+        g = -(-(size + EXTRA_BYTES) // GRANULE)
         if g >= TINY_FREELISTS:
             return self.rt("nv_alloc", ir.Constant(R.I64, size))
         fl = self.b.load(self.gc_freelists())
