@@ -50,6 +50,7 @@ enum { kGeneric = 0, kStr = 1, kInt = 2 };
 constexpr int64_t kMaxCap = int64_t(1) << 30;   // entry numbers fit in 32 bits
 constexpr size_t kLarge = 64 * 1024;
 constexpr uint64_t kLongKey = uint64_t(0xFF) << 56;
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "short words keep the length in the top byte");
 
 inline int32_t round8(int32_t n) { return (n + 7) & ~7; }
 
