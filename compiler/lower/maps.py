@@ -6,9 +6,12 @@ from llvmlite import ir
 from .. import tir as T
 from ..types import MapT, BOOL
 from . import runtime_abi as R
+from .map_update import fused_get
 
 
 class MapLowering:
+    fused: tuple | None = None      # (the map.get_default node, its value) while map_update runs
+
     def new_map(self, t: MapT) -> ir.Value:
         return self.rt("nv_map_new", self.desc(t.key), self.desc(t.val))
 
@@ -89,7 +92,32 @@ class MapLowering:
         return phi, found
 
     def bi_map_get_default(self, e):
+        if self.fused is not None and self.fused[0] is e:
+            return self.fused[1]
         return self.find_or(e, lambda: self.expr(e.args[2]))[0]
+
+    def map_update(self, s: T.Assign) -> bool:
+        """`m[k] = f(m.get(k, d))` with one probe when map_update.fused_get allows: the slot is
+        found or inserted first, the old value is d for a new entry, then f's result is stored.
+        Returns False (nothing emitted) for any other assignment."""
+        g = fused_get(s)
+        if g is None:
+            return False
+        t: MapT = g.args[0].type
+        m = self.map_receiver(g, "get")
+        key = self.key_ptr(self.expr(g.args[1]), t)
+        dflt = self.expr(g.args[2])
+        fresh = self.alloca(R.I32, "map.fresh")
+        slot = self.val_ptr(self.rt("nv_map_upsert", m, key, self.b.bitcast(fresh, R.PTR)), t)
+        is_new = self.b.icmp_signed("!=", self.b.load(fresh), ir.Constant(R.I32, 0))
+        old = self.b.select(is_new, dflt, self.from_mem(self.b.load(slot), t.val))
+        self.fused = (g, old)
+        try:
+            v = self.expr(s.value)
+        finally:
+            self.fused = None
+        self.b.store(self.to_mem(v, t.val), slot)
+        return True
 
     def bi_map_get_pair(self, e):
         t: MapT = e.args[0].type

@@ -4,13 +4,14 @@ from __future__ import annotations
 from llvmlite import ir
 
 from .. import tir as T
-from ..types import ArrayT, ChannelT, ClassT, FuncT, MapT, Prim, Type
+from ..types import ArrayT, ChannelT, ClassT, FuncT, MapT, Prim, Type, has_pointers
 from . import runtime_abi as R
+from .gcalloc import GcAllocLowering
 from .mangle import type_key
 from .vtables import HEADER
 
 
-class ObjectLowering:
+class ObjectLowering(GcAllocLowering):
     # ------------------------------------------------------------ classes
     def class_struct(self, info) -> ir.Type:
         """The vtable pointer (vtables.py), then the fields, the bases' first (7.5)."""
@@ -43,7 +44,8 @@ class ObjectLowering:
         info, ctor = e.extra
         args = [self.expr(a) for a in e.args]
         st = self.class_struct(info)
-        obj = self.rt("nv_alloc", ir.Constant(R.I64, st.get_abi_size(self.td)))
+        scanned = any(has_pointers(ft) for _, ft in info.fields)
+        obj = self.alloc_object(st.get_abi_size(self.td), scanned)
         p = self.b.bitcast(obj, st.as_pointer())
         self.b.store(self.vtable(info), self.b.gep(p, [ir.Constant(R.I32, 0), ir.Constant(R.I32, 0)]))
         for i, (fname, ft) in enumerate(info.fields):   # 3.2: new empty arrays, maps, channels

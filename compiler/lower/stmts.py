@@ -58,6 +58,8 @@ class StmtLowering:
             v = self.expr(s.value)
             self.b.store(v if is_local else self.to_mem(v, s.target.type), addr)
             return
+        if self.map_update(s):
+            return
         v = self.expr(s.value)
         self.store_to(s.target, v)
 

@@ -11,8 +11,10 @@
 void rt_gc_init() {
     // Tuned on 2 cores (bench/core gcloop: 2.2 s -> 1.25 s, same peak RSS): one marker thread
     // there, since a parallel marker only competes with the program; and a collection per
-    // heap-size worth of allocation (divisor 1) instead of a third. Environment settings of
-    // bdwgc (GC_MARKERS, GC_FREE_SPACE_DIVISOR) still win.
+    // heap-size worth of allocation (divisor 1) instead of a third. Measured again with the
+    // inline free lists (binarytrees_classes, CPU s / peak RSS): 2 markers 1.58 / 73 MB against
+    // 1.54 / 73 with one; divisor 2 1.66 / 65 MB, 3 1.72 / 58 MB, and divisor 2 costs gcloop 20%.
+    // Environment settings of bdwgc (GC_MARKERS, GC_FREE_SPACE_DIVISOR) still win.
     if (!getenv("GC_MARKERS") && sysconf(_SC_NPROCESSORS_ONLN) <= 2) GC_set_markers_count(1);
     GC_INIT();
     GC_set_warn_proc(GC_ignore_warn_proc);   // failures surface as Neve runtime errors

@@ -271,6 +271,7 @@ NvMap* nv_map_new(const NvType* key, const NvType* val);
 void* nv_map_find(NvMap* m, const void* key);       /* value slot, or NULL when absent */
 void* nv_map_get(NvMap* m, const void* key);        /* value slot; panics `key not found: "x"` */
 void* nv_map_slot(NvMap* m, const void* key);       /* value slot, inserting a zeroed one (last) if absent */
+void* nv_map_upsert(NvMap* m, const void* key, int32_t* fresh); /* nv_map_slot; *fresh = 1 if it inserted */
 int32_t nv_map_remove(NvMap* m, const void* key);   /* 1 if it was present */
 int64_t nv_map_size(const NvMap* m);
 NvArray* nv_map_keys(const NvMap* m);

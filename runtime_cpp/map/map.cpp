@@ -1,11 +1,16 @@
 // map<K, V> (3.4, 14.5): an insertion-ordered hash map in the layout of CPython's compact dict.
 //
 //   entries: `cap` fixed-size records in insertion order, [hash | key | value], each field
-//            8-byte aligned. A removed entry keeps its place with hash 0 (a tombstone) and its
-//            key and value bytes cleared, so the collector does not keep them alive.
+//            8-byte aligned; str-keyed maps add a word [short] (below). A removed entry keeps
+//            its place with hash 0 (a tombstone) and its key and value bytes cleared, so the
+//            collector does not keep them alive.
 //   index:   2 * cap slots (a power of two, load <= 1/2), linear probing. A slot is 0 when
 //            empty, else (high 32 bits of the hash) << 32 | (entry number + 1): the hash tag
 //            lets a probe skip most non-matching entries without touching them.
+//
+// A str key of at most 7 bytes is also held in its entry's short word (its bytes, its length
+// in the top byte; longer keys: kLongKey), so a probe compares short keys without loading the
+// key string: an index slot and its entry are the only dependent loads.
 //
 // Removing a key leaves its index slot pointing at the tombstone (probing goes past it); the
 // tombstones go away when the entries are rebuilt: when the entries are full (compacted in
@@ -33,7 +38,7 @@ struct NvMap {
     int64_t live;     // live entries (the map's size)
     int64_t cap;      // entry capacity: 0 or a power of two
     int64_t mod;      // modification count
-    int32_t koff, voff, stride;
+    int32_t koff, voff, soff, stride;   // soff: the short word (kStr maps), else 0
     int32_t kmode;    // kGeneric, kStr, kInt: fast paths of hashing and equality
     int32_t ptrs;     // entries may hold GC pointers
 };
@@ -44,6 +49,8 @@ enum { kGeneric = 0, kStr = 1, kInt = 2 };
 
 constexpr int64_t kMaxCap = int64_t(1) << 30;   // entry numbers fit in 32 bits
 constexpr size_t kLarge = 64 * 1024;
+constexpr uint64_t kLongKey = uint64_t(0xFF) << 56;
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "short words keep the length in the top byte");
 
 inline int32_t round8(int32_t n) { return (n + 7) & ~7; }
 
@@ -78,27 +85,55 @@ inline uint64_t entry_hash(const char* e) {
     return h;
 }
 
-inline uint64_t hash_of(const NvMap* m, const void* key) {
+// A key as probes see it: its hash (never 0) and, for str keys, its short word.
+struct Probe {
     uint64_t h;
+    uint64_t sk;
+};
+
+inline uint64_t short_word(const NvStr* s) {
+    int64_t n = s ? s->len : 0;
+    if (n > 7) return kLongKey;
+    uint64_t w = (uint64_t)n << 56;
+    if (n) {
+        uint64_t b = 0;
+        memcpy(&b, s->data, (size_t)n);
+        w |= b;
+    }
+    return w;
+}
+
+inline Probe probe_of(const NvMap* m, const void* key) {
+    uint64_t h, sk = 0;
     if (m->kmode == kStr) {
         const NvStr* s;
         memcpy(&s, key, sizeof s);
         h = s ? rt_hash_bytes(s->data, s->len) : rt_hash_bytes("", 0);
+        sk = short_word(s);
     } else {
         h = rt_key_hash(key, m->kt);
     }
-    return h ? h : 1;   // 0 marks a tombstone
+    return {h ? h : 1, sk};   // hash 0 marks a tombstone
 }
 
-inline bool key_match(const NvMap* m, const char* ekey, const void* key) {
+inline uint64_t entry_word(const char* e, int32_t off) {
+    uint64_t w;
+    memcpy(&w, e + off, 8);
+    return w;
+}
+
+// Whether entry e (hash already equal to the probe's) holds key.
+inline bool key_match(const NvMap* m, const char* e, const void* key, const Probe& p) {
+    const char* ekey = e + m->koff;
     switch (m->kmode) {
         case kStr: {
+            if (p.sk != kLongKey) return entry_word(e, m->soff) == p.sk;
             const NvStr *a, *b;
             memcpy(&a, ekey, sizeof a);
             memcpy(&b, key, sizeof b);
             if (a == b) return true;
             int64_t la = a ? a->len : 0, lb = b ? b->len : 0;
-            return la == lb && (la == 0 || memcmp(a->data, b->data, (size_t)la) == 0);
+            return la == lb && memcmp(a->data, b->data, (size_t)la) == 0;
         }
         case kInt: return memcmp(ekey, key, 8) == 0;
         default: return rt_key_eq(ekey, key, m->kt);
@@ -106,17 +141,17 @@ inline bool key_match(const NvMap* m, const char* ekey, const void* key) {
 }
 
 // The entry number holding key, or -1.
-int64_t find(const NvMap* m, const void* key, uint64_t h) {
+int64_t find(const NvMap* m, const void* key, const Probe& p) {
     if (m->cap == 0) return -1;
     uint64_t mask = (uint64_t)(2 * m->cap - 1);
-    uint64_t tag = h >> 32;
-    for (uint64_t i = h & mask;; i = (i + 1) & mask) {
+    uint64_t tag = p.h >> 32;
+    for (uint64_t i = p.h & mask;; i = (i + 1) & mask) {
         uint64_t s = m->index[i];
         if (s == 0) return -1;
         if ((s >> 32) == tag) {
             int64_t n = (int64_t)(uint32_t)s - 1;
             const char* e = entry(m, n);
-            if (entry_hash(e) == h && key_match(m, e + m->koff, key)) return n;
+            if (entry_hash(e) == p.h && key_match(m, e, key, p)) return n;
         }
     }
 }
@@ -155,7 +190,8 @@ int64_t pow2_at_least(int64_t n) {
 }
 
 // Appends a new entry (zeroed value) for key; returns the entry.
-char* insert_new(NvMap* m, const void* key, uint64_t h) {
+char* insert_new(NvMap* m, const void* key, const Probe& p) {
+    uint64_t h = p.h;
     if (m->used == m->cap) {
         if (m->cap == 0) rebuild(m, 8);
         else if (m->live <= m->cap / 2) rebuild(m, m->cap);        // compact: half are tombstones
@@ -165,6 +201,7 @@ char* insert_new(NvMap* m, const void* key, uint64_t h) {
     char* e = entry(m, n);
     memcpy(e, &h, 8);
     memcpy(e + m->koff, key, (size_t)m->kt->size);
+    if (m->soff) memcpy(e + m->soff, &p.sk, 8);
     index_put(m->index, (uint64_t)(2 * m->cap - 1), h, n);
     m->live++;
     m->mod++;
@@ -213,33 +250,45 @@ NvMap* nv_map_new(const NvType* key, const NvType* val) {
     m->voff = 8 + round8(key->size);
     m->stride = m->voff + round8(val->size);
     m->kmode = key->kind == NV_STR ? kStr : key->kind == NV_INT ? kInt : kGeneric;
+    if (m->kmode == kStr) {
+        m->soff = m->stride;
+        m->stride += 8;
+    }
     m->ptrs = holds_ptrs(key) || holds_ptrs(val);
     return m;   // GC_MALLOC clears: no entries yet
 }
 
 void* nv_map_find(NvMap* m, const void* key) {
     if (!m) return nullptr;
-    int64_t n = find(m, key, hash_of(m, key));
+    int64_t n = find(m, key, probe_of(m, key));
     return n < 0 ? nullptr : entry(m, n) + m->voff;
 }
 
 void* nv_map_get(NvMap* m, const void* key) {
     if (!m) rt_panic("key not found");   // the compiler checks nil first
-    int64_t n = find(m, key, hash_of(m, key));
+    int64_t n = find(m, key, probe_of(m, key));
     if (n < 0) not_found(m, key);
     return entry(m, n) + m->voff;
 }
 
 void* nv_map_slot(NvMap* m, const void* key) {
-    uint64_t h = hash_of(m, key);
-    int64_t n = find(m, key, h);
+    Probe p = probe_of(m, key);
+    int64_t n = find(m, key, p);
     if (n >= 0) return entry(m, n) + m->voff;
-    return insert_new(m, key, h) + m->voff;
+    return insert_new(m, key, p) + m->voff;
+}
+
+void* nv_map_upsert(NvMap* m, const void* key, int32_t* fresh) {
+    Probe p = probe_of(m, key);
+    int64_t n = find(m, key, p);
+    *fresh = n < 0;
+    if (n >= 0) return entry(m, n) + m->voff;
+    return insert_new(m, key, p) + m->voff;
 }
 
 int32_t nv_map_remove(NvMap* m, const void* key) {
     if (!m) return 0;
-    int64_t n = find(m, key, hash_of(m, key));
+    int64_t n = find(m, key, probe_of(m, key));
     if (n < 0) return 0;
     char* e = entry(m, n);
     memset(e, 0, (size_t)m->stride);   // hash 0: tombstone; the index slot stays until rebuild
