@@ -1,10 +1,10 @@
 /* fake_cuda.c: a stand-in libcuda.so.1 on host memory, so the CUDA glue (runtime_cpp/cuda/) is
  * tested on machines without a GPU. It implements the driver entry points the glue looks up;
- * device memory is malloc'ed; calls are logged to $FAKE_CUDA_LOG. Kernels run through their
- * CPU-back-end twins, which the glue registers by entry name (fake_cuda_register_twin, a symbol
- * the real driver lacks), block after block; without a twin, "add_one" (float* y, int n) runs
- * on the host, "fault" makes the next synchronization fail with CUDA_ERROR_ILLEGAL_ADDRESS
- * (700), and PTX containing "BAD" is rejected as invalid (218). */
+ * device memory is malloc'ed; calls are logged to $FAKE_CUDA_LOG ("twin ENTRY" for each kernel
+ * run). Kernels run through their CPU-back-end twins, which the glue registers by entry name
+ * (fake_cuda_register_twin, a symbol the real driver lacks), block after block; without a twin,
+ * "add_one" (float* y, int n) runs on the host, "fault" makes the next synchronization fail
+ * with CUDA_ERROR_ILLEGAL_ADDRESS (700), and PTX containing "BAD" is rejected as invalid (218). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +37,14 @@ static void logf_(const char* fmt, long a, long b, long c) {
     FILE* f = fopen(p, "a");
     fprintf(f, fmt, a, b, c);
     fputc('\n', f);
+    fclose(f);
+}
+
+static void log_name(const char* what, const char* name) {
+    const char* p = getenv("FAKE_CUDA_LOG");
+    if (!p) return;
+    FILE* f = fopen(p, "a");
+    fprintf(f, "%s %s\n", what, name);
     fclose(f);
 }
 
@@ -76,6 +84,7 @@ CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned
     logf_("launch %ld %ld %ld", (long)gx * gy * gz, (long)bx * by * bz, smem);
     twin_fn cpu = twin_of(name);
     if (cpu) {
+        log_name("twin", name);   /* after its "launch" line: which kernel ran */
         nv_block b = {{gx, gy, gz}, {bx, by, bz}, {0, 0, 0}, 0};
         b.smem = aligned_alloc(64, ((size_t)smem + 127) / 64 * 64);
         for (int64_t z = 0; z < gz; z++)
