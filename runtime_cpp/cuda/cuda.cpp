@@ -358,6 +358,11 @@ double nv_cuda_event_elapsed_ms(void* start, void* end) {
     return ms;
 }
 
+void* nv_cuda_stream(void) {
+    need_active("stream");
+    return thread_stream();
+}
+
 void nv_cuda_sync(void) {
     if (!nv_cuda_active() || !t_cu.stream) return;
     CUresult r = g_cu.StreamSynchronize(t_cu.stream);

@@ -497,6 +497,9 @@ void nv_cuda_copy(void* dst, const void* src, int64_t bytes);
 void nv_cuda_launch(const nv_kernel* k, void** args, const int64_t grid[3],
                     const int64_t block[3], int64_t smem, const char* site);
 void nv_cuda_sync(void);                 /* waits for the calling thread's launches */
+/* The calling thread's CUstream (created on first use, its context made current), for
+ * libraries that take a stream, such as cuBLAS. */
+void* nv_cuda_stream(void);
 
 /* ------------------------------------------------------------------ CPU back end and buffers
  * (12.3, 12.4, 14.8; runtime_cpp/kernel/). The compiler emits each kernel's nv_kernel followed

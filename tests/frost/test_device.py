@@ -16,14 +16,16 @@ from .helpers import HERE, NSM, run_nv
 
 DRIVER = HERE / "device_driver.nv"
 FAKE_C = HERE.parent / "kernels" / "c" / "fake_cuda.c"
+FAKE_BLAS_C = HERE.parent / "kernels" / "c" / "fake_cublas.c"
 
 
 @pytest.fixture(scope="module")
 def fake(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("fake_cuda")
-    p = subprocess.run(["gcc", "-O1", "-shared", "-fPIC", str(FAKE_C), "-o",
-                        str(d / "libcuda.so.1")], capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr
+    for src, lib in [(FAKE_C, "libcuda.so.1"), (FAKE_BLAS_C, "libcublas.so.13")]:
+        p = subprocess.run(["gcc", "-O1", "-shared", "-fPIC", str(src), "-o", str(d / lib)],
+                           capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
     return d
 
 
@@ -53,6 +55,34 @@ def test_training_step_on_cuda_matches_cpu(fake, tmp_path, mode):
     # the ops ran as kernels on the device, through allocations of the caching allocator
     assert sum(c.startswith("launch") for c in calls) > 30
     assert any(c.startswith("alloc") for c in calls) and "free" not in calls
+    # without NEVE_CUBLAS_LIB the fake driver gets no cuBLAS: GEMM is Frost's kernel
+    assert "twin nv_frost__devices_gemm_k" in calls
+    assert not any(c.startswith("cublas") for c in calls)
+
+
+def test_gemm_through_cublas(fake, tmp_path):
+    """NEVE_CUBLAS_LIB loads the fake libcublas: GEMMs go through the binding (one handle on
+    the thread's stream), with the CPU's numbers; a library that does not load is a warning and
+    the Neve kernel."""
+    cpu = parse(run_nv(DRIVER, "mlp", "cpu", cwd=tmp_path, env={"NEVE_DEVICE": "cpu"}).stdout)
+    log = tmp_path / "calls.log"
+    env = {**on_cuda(fake, log), "NEVE_CUBLAS_LIB": str(fake / "libcublas.so.13")}
+    gpu = parse(run_nv(DRIVER, "mlp", "cuda", cwd=tmp_path, env=env).stdout)
+    assert len(gpu) == len(cpu)
+    for (_, _, want), (_, _, got) in zip(cpu, gpu):
+        np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-7)
+    calls = log.read_text().splitlines()
+    assert calls.count("cublas create") == 1 and calls.count("cublas stream") == 1
+    # 3 steps of 2 linear layers, each 2 forward GEMMs (x 8x6 @ w1^T is column-major n 16, m 8,
+    # k 6) and 3 backward (dx of layer 2, dw of both; x needs no gradient)
+    assert "cublas sgemm 16 8 6" in calls
+    assert sum(c.startswith("cublas sgemm") for c in calls) == 3 * (2 + 3)
+    assert "twin nv_frost__devices_gemm_k" not in calls
+    bad = {**on_cuda(fake, tmp_path / "log2"), "NEVE_CUBLAS_LIB": str(tmp_path / "nope.so")}
+    p = run_nv(DRIVER, "mlp", "cuda", cwd=tmp_path, env=bad)
+    assert parse(p.stdout)[0][2] == gpu[0][2]
+    assert f"warning: NEVE_CUBLAS_LIB={tmp_path / 'nope.so'}: " in p.stderr
+    assert "GEMM runs as a Neve kernel" in p.stderr
 
 
 def test_mixing_devices_names_both(fake, tmp_path):
