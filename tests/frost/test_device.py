@@ -107,3 +107,37 @@ def test_memory_statistics(fake, tmp_path):
     out = run_nv(DRIVER, "memory", cwd=tmp_path, env=on_cuda(fake, tmp_path / "log")).stdout
     # 1000 floats = 4000 bytes, in the 4096-byte size class
     assert out.splitlines() == ["true 4096 cuda:0 true", "true"]
+
+
+def test_pin_memory_batches_copy_asynchronously(fake, tmp_path):
+    """A pin_memory DataLoader's buffers are registered with the driver, and moving a batch to
+    cuda enqueues its copy with no wait (an event marks it, which the worker waits for before
+    refilling the buffer); the numbers are the CPU run's."""
+    cpu = run_nv(DRIVER, "loader", "cpu", cwd=tmp_path, env={"NEVE_DEVICE": "cpu"}).stdout
+    log = tmp_path / "calls.log"
+    gpu = run_nv(DRIVER, "loader", "cuda", cwd=tmp_path, env=on_cuda(fake, log)).stdout
+    assert gpu.replace("cuda:0", "cpu") == cpu
+    assert cpu.splitlines()[:3] == ["batch cpu [6.0, 25.0, 44.0, 63.0]",
+                                    "batch cpu [82.0, 101.0, 120.0, 139.0]",
+                                    "batch cpu [158.0, 177.0]"]
+    calls = log.read_text().splitlines()
+    # 2 ping-pong buffers of inputs and targets, one page each, then the last smaller batches
+    assert calls.count("pin 4096") >= 4
+    # a full batch's inputs (4 x 3 floats) and targets (4 int64): copied, then an event, no
+    # sync, for the 2 full batches of each of the 2 epochs (the other copies of those sizes
+    # are the test's own, to_array and the host detour of float())
+    after = [calls[i + 1] for i, c in enumerate(calls) if c in ("copy 48", "copy 32")]
+    assert after.count("event") == 2 * 2 * 2, after
+
+
+def test_user_kernel_given_host_memory_names_the_kernel_and_argument(fake, tmp_path):
+    p = subprocess.run([NSM, "run", str(DRIVER), "user", "cuda"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=600,
+                       env={**__import__("os").environ, **on_cuda(fake, tmp_path / "log")})
+    assert p.stdout == "twice cuda:0 [2.0, 2.0, 2.0, 2.0, 2.0]\n"
+    assert p.returncode == 1
+    assert ("device_driver.nv:84:5: runtime error: kernel 'twice': argument 'y' is host memory, "
+            "but the kernel runs on the GPU (pass device memory: device_buffer, to_device, or a "
+            'tensor on "cuda")') in p.stderr
+    cpu = run_nv(DRIVER, "user", "cpu", cwd=tmp_path, env={"NEVE_DEVICE": "cpu"}).stdout
+    assert cpu == "twice cpu [2.0, 2.0, 2.0, 2.0, 2.0]\n" * 2

@@ -57,6 +57,7 @@ CUresult cuStreamCreate(void** s, unsigned f) { *s = malloc(1); logf_("stream %l
 CUresult cuStreamDestroy_v2(void* s) { free(s); return 0; }
 CUresult cuStreamSynchronize(void* s) {
     (void)s;
+    logf_("sync", 0, 0, 0);
     if (sticky) return sticky;
     return 0;
 }
@@ -134,9 +135,17 @@ CUresult cuMemFree_v2(uint64_t p) { free((void*)(uintptr_t)p); logf_("free", 0, 
 CUresult cuMemsetD8_v2(uint64_t p, unsigned char v, size_t n) { memset((void*)(uintptr_t)p, v, n); return 0; }
 CUresult cuMemcpyAsync(uint64_t d, uint64_t s, size_t n, void* st) {
     (void)st;
+    logf_("copy %ld", (long)n, 0, 0);
     memmove((void*)(uintptr_t)d, (void*)(uintptr_t)s, n);
     return sticky;
 }
+CUresult cuMemHostRegister_v2(void* p, size_t n, unsigned f) {
+    (void)p; (void)f;
+    logf_("pin %ld", (long)n, 0, 0);
+    return 0;
+}
+CUresult cuMemHostUnregister(void* p) { (void)p; logf_("unpin", 0, 0, 0); return 0; }
+CUresult cuEventDestroy_v2(void* e) { free(e); return 0; }
 CUresult cuGetErrorName(CUresult r, const char** s) {
     *s = r == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS" : r == 218 ? "CUDA_ERROR_INVALID_PTX"
        : r == 701 ? "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES" : r == 2 ? "CUDA_ERROR_OUT_OF_MEMORY"
