@@ -8,7 +8,9 @@
 #   4. nsm bench resnet18 --device cuda --steps 50, against torch on the same GPU when a CUDA
 #      torch is importable (its version is recorded), else against the CPU figures;
 #   5. saxpy and reduction bandwidth as fractions of device-to-device copy bandwidth, and one
-#      AdamW step's bandwidth through Frost (bench/gpu/adamw.nv, CUDA events).
+#      AdamW step's bandwidth through Frost (bench/gpu/adamw.nv, CUDA events);
+#   6. Frost's GEMM in TFLOP/s through cuBLAS (the nvidia-cublas wheel or the system's) and
+#      through its own kernel (NEVE_CUBLAS_LIB=none), bench/gpu/gemm.nv.
 # Fails fast, with the reason, when no GPU is usable. Results go to bench/out/gpu/ ($OUT).
 # On a lent machine without a venv: PY=python3 with the carried build, see bench/README.md.
 set -euo pipefail
@@ -39,7 +41,7 @@ stamp "nsm doctor"
 "${NSM[@]}" doctor | tee "$OUT/doctor.txt"
 
 stamp "kernel and Frost device tests (CI=true: ptxas required; GPU tests must run, not skip)"
-CI=true "$PY" -m pytest -q -rs tests/kernels tests/frost/test_device.py "$@" | tee "$OUT/tests.txt"
+CI=true "$PY" -m pytest -q -rs tests/kernels tests/frost/test_device.py tests/frost/test_device_ops.py "$@" | tee "$OUT/tests.txt"
 if grep -qE "SKIPPED.*(test_gpu|test_device|test_frost_ptx)" "$OUT/tests.txt"; then
     echo "gpu_check: tests were skipped" >&2
     exit 1
@@ -77,4 +79,8 @@ fi
 stamp "bandwidth (saxpy, reduction, Frost AdamW) vs cuMemcpyDtoD"
 "$PY" bench/gpu_bench.py --n "${N:-50000000}" --json "$OUT/bandwidth.json" | tee "$OUT/bandwidth.txt"
 NEVE_DEVICE=cuda "${NSM[@]}" run --release bench/gpu/adamw.nv "${ADAMW_N:-16000000}" | tee "$OUT/adamw.txt"
+stamp "GEMM TFLOP/s: cuBLAS, then Frost's kernel"
+NEVE_DEVICE=cuda "${NSM[@]}" run --release bench/gpu/gemm.nv "${GEMM_N:-4096}" 10 | tee "$OUT/gemm.txt"
+NEVE_DEVICE=cuda NEVE_CUBLAS_LIB=none "${NSM[@]}" run --release bench/gpu/gemm.nv "${GEMM_N:-4096}" 2 \
+    | tee -a "$OUT/gemm.txt"
 stamp "gpu_check: all passed; results in $OUT/"
