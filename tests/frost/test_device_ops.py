@@ -25,6 +25,7 @@ KERNELS = {
                       "scatter_add_k", "nll_k", "nll_backward_k", "smoothing_weights_k",
                       "extreme_k", "extreme_backward_k"],
     "attention": ["mask_scores_k"],
+    "dtypes": ["convert_k"],
 }
 
 
@@ -42,7 +43,7 @@ def test_device_ops_match_the_cpu_path(fake, tmp_path):  # noqa: F811
     log = tmp_path / "calls.log"
     gpu = rows(run_nv(DRIVER, "ops", "cuda", cwd=tmp_path, env=on_cuda(fake, log)).stdout)
     assert [r[0] for r in cpu] == [r[0] for r in gpu]
-    assert len(cpu) == 48
+    assert len(cpu) == 54
     for (label, dev, want), (_, gdev, got) in zip(cpu, gpu):
         assert (dev, gdev) == ("cpu", "cuda:0"), label
         assert got.shape == want.shape, label
