@@ -125,7 +125,7 @@ def test_pin_memory_batches_copy_asynchronously(fake, tmp_path):
     assert calls.count("pin 4096") >= 4
     # a full batch's inputs (4 x 3 floats) and targets (4 int64): copied, then an event, no
     # sync, for the 2 full batches of each of the 2 epochs (the other copies of those sizes
-    # are the test's own, to_array and the host detour of float())
+    # are the test's own reads, to_array)
     after = [calls[i + 1] for i, c in enumerate(calls) if c in ("copy 48", "copy 32")]
     assert after.count("event") == 2 * 2 * 2, after
 
