@@ -11,6 +11,8 @@
 #      AdamW step's bandwidth through Frost (bench/gpu/adamw.nv, CUDA events);
 #   6. HGEMM at 4096^3 (issue 20, bench/kernels/hgemm_gpu.py): Neve's bench/kernels/hgemm.nv
 #      against the nvcc-built mma.sync kernel of the same tiling (goal >= 0.60) and cuBLAS.
+#   7. Frost's GEMM in TFLOP/s through cuBLAS (the nvidia-cublas wheel or the system's) and
+#      through its own kernel (NEVE_CUBLAS_LIB=none), bench/gpu/gemm.nv.
 # Fails fast, with the reason, when no GPU is usable. Results go to bench/out/gpu/ ($OUT).
 # On a lent machine without a venv: PY=python3 with the carried build, see bench/README.md.
 set -euo pipefail
@@ -41,7 +43,7 @@ stamp "nsm doctor"
 "${NSM[@]}" doctor | tee "$OUT/doctor.txt"
 
 stamp "kernel and Frost device tests (CI=true: ptxas required; GPU tests must run, not skip)"
-CI=true "$PY" -m pytest -q -rs tests/kernels tests/frost/test_device.py "$@" | tee "$OUT/tests.txt"
+CI=true "$PY" -m pytest -q -rs tests/kernels tests/frost/test_device.py tests/frost/test_device_ops.py "$@" | tee "$OUT/tests.txt"
 if grep -qE "SKIPPED.*(test_gpu|test_device|test_frost_ptx|test_warp_ptx)" "$OUT/tests.txt"; then
     echo "gpu_check: tests were skipped" >&2
     exit 1
@@ -81,4 +83,8 @@ stamp "bandwidth (saxpy, reduction, Frost AdamW) vs cuMemcpyDtoD"
 NEVE_DEVICE=cuda "${NSM[@]}" run --release bench/gpu/adamw.nv "${ADAMW_N:-16000000}" | tee "$OUT/adamw.txt"
 stamp "HGEMM 4096^3: Neve vs nvcc mma.sync reference vs cuBLAS"
 "$PY" bench/kernels/hgemm_gpu.py --size "${HGEMM_SIZE:-4096}" --json "$OUT/hgemm.json" | tee "$OUT/hgemm.txt"
+stamp "GEMM TFLOP/s: cuBLAS, then Frost's kernel"
+NEVE_DEVICE=cuda "${NSM[@]}" run --release bench/gpu/gemm.nv "${GEMM_N:-4096}" 10 | tee "$OUT/gemm.txt"
+NEVE_DEVICE=cuda NEVE_CUBLAS_LIB=none "${NSM[@]}" run --release bench/gpu/gemm.nv "${GEMM_N:-4096}" 2 \
+    | tee -a "$OUT/gemm.txt"
 stamp "gpu_check: all passed; results in $OUT/"

@@ -20,8 +20,9 @@ from .regions import For, If, Jump, Loop, Once, While
 
 I64 = R.I64
 NV_BLOCK = ir.LiteralStructType([ir.ArrayType(I64, 3)] * 3 + [R.PTR])
-# nv_kernel {name, cpu, ptx, entry} followed by this back end's flags word (neve_rt.h)
-KDESC = ir.LiteralStructType([R.PTR, R.PTR, R.PTR, R.PTR, I64])
+# nv_kernel {name, cpu, ptx, entry} followed by this back end's flags word and the names of
+# the buffer parameters (neve_rt.h's nv_kernel_desc)
+KDESC = ir.LiteralStructType([R.PTR, R.PTR, R.PTR, R.PTR, I64, R.PTR])
 BLOCK_FIELDS = {"grid_dim": 0, "block_dim": 1, "block": 2}
 ZERO = ir.Constant(I64, 0)
 

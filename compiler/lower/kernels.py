@@ -45,7 +45,9 @@ class KernelLowering:
         return gv
 
     def emit_kernel_descriptor(self, f: T.FuncSym, cpu: ir.Function) -> None:
-        """The one place an nv_kernel constant is made: {name, cpu, ptx, entry} + flags."""
+        """The one place an nv_kernel constant is made: {name, cpu, ptx, entry} + flags + the
+        parameters as "x,,y" (buffer parameters by name, others empty), for the GPU launch's
+        check that buffers are device memory."""
         null = ir.Constant(R.PTR, None)
         ptx, entry = null, null
         if self.ptx is not None and self.ptx.text:    # the PTX stage took this module's kernels
@@ -56,8 +58,9 @@ class KernelLowering:
         gv = self.kernel_desc(f)
         gv.linkage = ""
         gv.global_constant = True
+        params = ",".join(p.name if isinstance(p.type, BufferT) else "" for p in f.params)
         gv.initializer = ir.Constant(KDESC, [self.cstr(f.name), cpu.bitcast(R.PTR), ptx, entry,
-                                             ir.Constant(R.I64, flags)])
+                                             ir.Constant(R.I64, flags), self.cstr(params)])
 
     # ------------------------------------------------------------ kernel mode
     def ex_KArg(self, e) -> ir.Value:

@@ -63,6 +63,9 @@ struct Driver {
     CUresult (*EventRecord)(CUevent, CUstream);
     CUresult (*EventSynchronize)(CUevent);
     CUresult (*EventElapsedTime)(float*, CUevent, CUevent);
+    CUresult (*MemHostRegister)(void*, size_t, unsigned);
+    CUresult (*MemHostUnregister)(void*);
+    CUresult (*EventDestroy)(CUevent);
     CUresult (*GetErrorName)(CUresult, const char**);
     CUresult (*GetErrorString)(CUresult, const char**);
 };
@@ -99,6 +102,9 @@ bool load_symbols(void* lib) {
         {(void**)&g_cu.EventRecord, "cuEventRecord"},
         {(void**)&g_cu.EventSynchronize, "cuEventSynchronize"},
         {(void**)&g_cu.EventElapsedTime, "cuEventElapsedTime_v2"},
+        {(void**)&g_cu.MemHostRegister, "cuMemHostRegister_v2"},
+        {(void**)&g_cu.MemHostUnregister, "cuMemHostUnregister"},
+        {(void**)&g_cu.EventDestroy, "cuEventDestroy_v2"},
         {(void**)&g_cu.GetErrorName, "cuGetErrorName"},
         {(void**)&g_cu.GetErrorString, "cuGetErrorString"},
     };
@@ -275,6 +281,28 @@ void zero_async(void* p, size_t bytes, Stream s) {
 
 std::string error_text(int r) { return describe(r); }
 
+int host_register(void* p, size_t bytes) {
+    thread_stream();   // the context current on this thread
+    return g_cu.MemHostRegister(p, bytes, 0);
+}
+
+void host_unregister(void* p) { g_cu.MemHostUnregister(p); }
+
+void copy_async(void* dst, const void* src, size_t bytes) {
+    CUresult r = g_cu.MemcpyAsync((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src, bytes,
+                                  thread_stream());
+    if (r != CUDA_SUCCESS) fail_async(r, "at an asynchronous copy");
+}
+
+void* event_now() { return nv_cuda_event_record(); }
+
+void event_wait_destroy(void* e) {
+    thread_stream();
+    CUresult r = g_cu.EventSynchronize((CUevent)e);
+    g_cu.EventDestroy((CUevent)e);
+    if (r != CUDA_SUCCESS) fail_async(r, "while waiting for an asynchronous copy");
+}
+
 }  // namespace nvcuda
 
 extern "C" {
@@ -356,6 +384,11 @@ double nv_cuda_event_elapsed_ms(void* start, void* end) {
     if (r == CUDA_SUCCESS) r = g_cu.EventElapsedTime(&ms, (CUevent)start, (CUevent)end);
     if (r != CUDA_SUCCESS) fail_async(r, "at an event synchronization");
     return ms;
+}
+
+void* nv_cuda_stream(void) {
+    need_active("stream");
+    return thread_stream();
 }
 
 void nv_cuda_sync(void) {

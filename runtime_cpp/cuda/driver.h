@@ -11,4 +11,11 @@ int raw_alloc(void** p, size_t bytes);              // cuMemAlloc: 0 or the CUre
 void raw_free(void* p);                             // cuMemFree; a failure is a runtime error
 void zero_async(void* p, size_t bytes, Stream s);   // ordered on s, then waits for s
 std::string error_text(int r);                      // "CUDA_ERROR_X (text)"
+// Pinned host memory and asynchronous copies (pinned.cpp): cuMemHostRegister / Unregister,
+// cuMemcpyAsync on the calling thread's stream without a wait, events (0 or the CUresult).
+int host_register(void* p, size_t bytes);
+void host_unregister(void* p);
+void copy_async(void* dst, const void* src, size_t bytes);   // a failure is a runtime error
+void* event_now();                                  // recorded on the calling thread's stream
+void event_wait_destroy(void* e);
 }  // namespace nvcuda

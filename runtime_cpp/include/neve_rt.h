@@ -496,12 +496,26 @@ void nv_cuda_copy(void* dst, const void* src, int64_t bytes);
 void nv_cuda_launch(const nv_kernel* k, void** args, const int64_t grid[3],
                     const int64_t block[3], int64_t smem, const char* site);
 void nv_cuda_sync(void);                 /* waits for the calling thread's launches */
+/* The calling thread's CUstream (created on first use, its context made current), for
+ * libraries that take a stream, such as cuBLAS. */
+void* nv_cuda_stream(void);
+/* Pinned host memory (cuda/pinned.cpp): zeroed collected memory registered with the driver
+ * (unregistered when collected; plain host memory without a GPU); whether p lies in such a
+ * block; a copy from a pinned block enqueued on the calling thread's stream without waiting
+ * (false, copying nothing, when src is not pinned); the wait for a block's last such copy. */
+void* nv_cuda_pinned_alloc(int64_t bytes);
+bool nv_cuda_is_pinned(const void* p);
+bool nv_cuda_copy_async(void* dst, const void* src, int64_t bytes);
+void nv_cuda_pinned_wait(const void* p);
 
 /* ------------------------------------------------------------------ CPU back end and buffers
  * (12.3, 12.4, 14.8; runtime_cpp/kernel/). The compiler emits each kernel's nv_kernel followed
  * by a flags word; `cpu` runs one block with no frames and no checks. */
 #define NV_KERNEL_SHUFFLES 1               /* uses shuffles: blocks of a multiple of 32 threads */
-typedef struct nv_kernel_desc { nv_kernel k; int64_t flags; } nv_kernel_desc;
+/* params: the kernel's parameters as "x,,y", buffer parameters by name and others empty; on the
+ * GPU each buffer argument must be device memory (or pinned host memory), else a runtime error
+ * names the kernel and the parameter. */
+typedef struct nv_kernel_desc { nv_kernel k; int64_t flags; const char* params; } nv_kernel_desc;
 /* Checks the launch (runtime errors located at the caller's site: `block of 2048 threads
  * exceeds 1024`, negative grid dimensions or shared-memory size); a zero grid dimension
  * launches nothing. Runs on the GPU when nv_cuda_active() and k->ptx, else on the CPU pool:

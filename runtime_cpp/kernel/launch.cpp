@@ -138,6 +138,24 @@ void run_on_cpu(const nv_kernel* k, void** args, const int64_t grid[3], const in
     pthread_mutex_unlock(&g_launch);
 }
 
+// On the GPU every buffer argument must be device memory (12.3), or pinned host memory, which
+// the device can read: other host memory would fault there, late and far from the cause.
+void check_device_args(const nv_kernel* k, void** args, const char* params) {
+    if (!params) return;
+    int i = 0;
+    for (const char* p = params;; i++) {
+        const char* end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        void* addr = len ? *(void**)args[i] : nullptr;
+        if (addr && !nv_cuda_owns(addr) && !nv_cuda_is_pinned(addr))
+            rt_panicf("kernel '%s': argument '%.*s' is host memory, but the kernel runs on the GPU "
+                      "(pass device memory: device_buffer, to_device, or a tensor on \"cuda\")",
+                      k->name, (int)len, p);
+        if (!end) break;
+        p = end + 1;
+    }
+}
+
 }  // namespace
 
 extern "C" void nv_launch(const nv_kernel* k, void** args, const int64_t grid[3],
@@ -166,6 +184,7 @@ extern "C" void nv_launch(const nv_kernel* k, void** args, const int64_t grid[3]
                   k->name, (long long)threads);
     if (total == 0) return;              // a zero grid dimension launches nothing (12.3)
     if (k->ptx && nv_cuda_active()) {
+        check_device_args(k, args, d->params);
         nv_cuda_launch(k, args, grid, block, smem, site);
         return;
     }

@@ -40,8 +40,12 @@ def test_cuda_steps_match_the_cpu_run(tmp_path):
     lg = json.loads((tmp_path / "cuda" / "report.json").read_text())["systems"]["frost"]["raw"]
     assert lg["gpu_available"] and not lc["gpu_available"]
     assert len(lg["loss"]) == 3
+    # The first loss is a forward pass: rounding only. Convolutions and batch norm run as device
+    # kernels since issue 19 (their sums in another order than oneDNN, about 1e-6 relative per
+    # gradient), and these 3 steps' rising loss amplifies that: 3e-4 relative at the third.
+    assert abs(lc["loss"][0] - lg["loss"][0]) <= 1e-5 * abs(lc["loss"][0]), (lc["loss"], lg["loss"])
     for a, b in zip(lc["loss"], lg["loss"]):
-        assert abs(a - b) <= 1e-4 * abs(a), (lc["loss"], lg["loss"])
+        assert abs(a - b) <= 1e-3 * abs(a), (lc["loss"], lg["loss"])
     assert sum(c.startswith("launch") for c in (tmp_path / "calls.log").read_text().splitlines()) > 100
 
 

@@ -93,6 +93,9 @@ def test_every_environment_variable_read_is_documented():
         read |= set(py.findall(f.read_text(encoding="utf-8")))
     for f in (ROOT / "runtime_cpp").rglob("*.cpp"):
         read |= set(re.findall(r'getenv\("([A-Z][A-Z0-9_]+)"\)', f.read_text(encoding="utf-8")))
+    # packages' native parts: the NEVE_ variables (Frost's cuBLAS binding reads NEVE_CUBLAS_LIB)
+    for f in (ROOT / "packages").glob("*/native/*.cpp"):
+        read |= set(re.findall(r'getenv\("(NEVE_[A-Z0-9_]+)"\)', f.read_text(encoding="utf-8")))
     assert len(read) > 10
     assert sorted(v for v in read if f"`{v}`" not in doc) == []
 

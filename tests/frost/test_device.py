@@ -16,14 +16,16 @@ from .helpers import HERE, NSM, run_nv
 
 DRIVER = HERE / "device_driver.nv"
 FAKE_C = HERE.parent / "kernels" / "c" / "fake_cuda.c"
+FAKE_BLAS_C = HERE.parent / "kernels" / "c" / "fake_cublas.c"
 
 
 @pytest.fixture(scope="module")
 def fake(tmp_path_factory) -> Path:
     d = tmp_path_factory.mktemp("fake_cuda")
-    p = subprocess.run(["gcc", "-O1", "-shared", "-fPIC", str(FAKE_C), "-o",
-                        str(d / "libcuda.so.1")], capture_output=True, text=True)
-    assert p.returncode == 0, p.stderr
+    for src, lib in [(FAKE_C, "libcuda.so.1"), (FAKE_BLAS_C, "libcublas.so.13")]:
+        p = subprocess.run(["gcc", "-O1", "-shared", "-fPIC", str(src), "-o", str(d / lib)],
+                           capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
     return d
 
 
@@ -53,6 +55,34 @@ def test_training_step_on_cuda_matches_cpu(fake, tmp_path, mode):
     # the ops ran as kernels on the device, through allocations of the caching allocator
     assert sum(c.startswith("launch") for c in calls) > 30
     assert any(c.startswith("alloc") for c in calls) and "free" not in calls
+    # without NEVE_CUBLAS_LIB the fake driver gets no cuBLAS: GEMM is Frost's kernel
+    assert "twin nv_frost__devices_gemm_k" in calls
+    assert not any(c.startswith("cublas") for c in calls)
+
+
+def test_gemm_through_cublas(fake, tmp_path):
+    """NEVE_CUBLAS_LIB loads the fake libcublas: GEMMs go through the binding (one handle on
+    the thread's stream), with the CPU's numbers; a library that does not load is a warning and
+    the Neve kernel."""
+    cpu = parse(run_nv(DRIVER, "mlp", "cpu", cwd=tmp_path, env={"NEVE_DEVICE": "cpu"}).stdout)
+    log = tmp_path / "calls.log"
+    env = {**on_cuda(fake, log), "NEVE_CUBLAS_LIB": str(fake / "libcublas.so.13")}
+    gpu = parse(run_nv(DRIVER, "mlp", "cuda", cwd=tmp_path, env=env).stdout)
+    assert len(gpu) == len(cpu)
+    for (_, _, want), (_, _, got) in zip(cpu, gpu):
+        np.testing.assert_allclose(got, want, rtol=2e-6, atol=2e-7)
+    calls = log.read_text().splitlines()
+    assert calls.count("cublas create") == 1 and calls.count("cublas stream") == 1
+    # 3 steps of 2 linear layers, each 2 forward GEMMs (x 8x6 @ w1^T is column-major n 16, m 8,
+    # k 6) and 3 backward (dx of layer 2, dw of both; x needs no gradient)
+    assert "cublas sgemm 16 8 6" in calls
+    assert sum(c.startswith("cublas sgemm") for c in calls) == 3 * (2 + 3)
+    assert "twin nv_frost__devices_gemm_k" not in calls
+    bad = {**on_cuda(fake, tmp_path / "log2"), "NEVE_CUBLAS_LIB": str(tmp_path / "nope.so")}
+    p = run_nv(DRIVER, "mlp", "cuda", cwd=tmp_path, env=bad)
+    assert parse(p.stdout)[0][2] == gpu[0][2]
+    assert f"warning: NEVE_CUBLAS_LIB={tmp_path / 'nope.so'}: " in p.stderr
+    assert "GEMM runs as a Neve kernel" in p.stderr
 
 
 def test_mixing_devices_names_both(fake, tmp_path):
@@ -77,3 +107,37 @@ def test_memory_statistics(fake, tmp_path):
     out = run_nv(DRIVER, "memory", cwd=tmp_path, env=on_cuda(fake, tmp_path / "log")).stdout
     # 1000 floats = 4000 bytes, in the 4096-byte size class
     assert out.splitlines() == ["true 4096 cuda:0 true", "true"]
+
+
+def test_pin_memory_batches_copy_asynchronously(fake, tmp_path):
+    """A pin_memory DataLoader's buffers are registered with the driver, and moving a batch to
+    cuda enqueues its copy with no wait (an event marks it, which the worker waits for before
+    refilling the buffer); the numbers are the CPU run's."""
+    cpu = run_nv(DRIVER, "loader", "cpu", cwd=tmp_path, env={"NEVE_DEVICE": "cpu"}).stdout
+    log = tmp_path / "calls.log"
+    gpu = run_nv(DRIVER, "loader", "cuda", cwd=tmp_path, env=on_cuda(fake, log)).stdout
+    assert gpu.replace("cuda:0", "cpu") == cpu
+    assert cpu.splitlines()[:3] == ["batch cpu [6.0, 25.0, 44.0, 63.0]",
+                                    "batch cpu [82.0, 101.0, 120.0, 139.0]",
+                                    "batch cpu [158.0, 177.0]"]
+    calls = log.read_text().splitlines()
+    # 2 ping-pong buffers of inputs and targets, one page each, then the last smaller batches
+    assert calls.count("pin 4096") >= 4
+    # a full batch's inputs (4 x 3 floats) and targets (4 int64): copied, then an event, no
+    # sync, for the 2 full batches of each of the 2 epochs (the other copies of those sizes
+    # are the test's own reads, to_array)
+    after = [calls[i + 1] for i, c in enumerate(calls) if c in ("copy 48", "copy 32")]
+    assert after.count("event") == 2 * 2 * 2, after
+
+
+def test_user_kernel_given_host_memory_names_the_kernel_and_argument(fake, tmp_path):
+    p = subprocess.run([NSM, "run", str(DRIVER), "user", "cuda"], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=600,
+                       env={**__import__("os").environ, **on_cuda(fake, tmp_path / "log")})
+    assert p.stdout == "twice cuda:0 [2.0, 2.0, 2.0, 2.0, 2.0]\n"
+    assert p.returncode == 1
+    assert ("device_driver.nv:84:5: runtime error: kernel 'twice': argument 'y' is host memory, "
+            "but the kernel runs on the GPU (pass device memory: device_buffer, to_device, or a "
+            'tensor on "cuda")') in p.stderr
+    cpu = run_nv(DRIVER, "user", "cpu", cwd=tmp_path, env={"NEVE_DEVICE": "cpu"}).stdout
+    assert cpu == "twice cpu [2.0, 2.0, 2.0, 2.0, 2.0]\n" * 2

@@ -29,8 +29,9 @@ def frost_kernels() -> dict[str, list[str]]:
 def test_the_listing_sees_the_kernels():
     k = frost_kernels()
     assert {"devices", "elementwise", "pointwise", "optim", "normalization", "attention",
-            "dtypes"} <= set(k)
+            "dtypes", "conv_kernels", "index_kernels"} <= set(k)
     assert "gemm_k" in k["devices"] and "flash_fwd_k" in k["attention"]
+    assert "conv_gemm_k" in k["conv_kernels"] and "nll_k" in k["index_kernels"]
 
 
 @pytest.fixture(scope="module")

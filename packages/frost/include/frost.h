@@ -28,6 +28,23 @@ int64_t frost__c_cuda_memory_allocated(void);
 int64_t frost__c_cuda_memory_reserved(void);
 int64_t frost__c_cuda_max_memory_allocated(void);
 void frost__c_cuda_empty_cache(void);
+// The same GEMM as frost__c_gemm on device memory through cuBLAS (native/cublas.cpp): 1 when
+// done, 0 when cuBLAS is not loaded (the caller launches the Neve kernel); whether it is loaded.
+int32_t frost__c_cuda_sgemm(int32_t ta, int32_t tb, int64_t m, int64_t n, int64_t k, float alpha,
+                            const float* a, int64_t lda, const float* b, int64_t ldb, float beta,
+                            float* c, int64_t ldc);
+int32_t frost__c_cuda_blas_loaded(void);
+// Pinned host storage for batches moved to the device (the runtime's nv_cuda_pinned_*): n zeros,
+// collected like other storage; a copy of n elements from pinned src to the device enqueued
+// without a wait (1), or 0 when src is not pinned (the caller copies); the wait before
+// refilling a pinned buffer for its last such copy.
+float* frost__c_alloc_pinned(int64_t n);
+int64_t* frost__c_alloc_pinned_i64(int64_t n);
+int32_t frost__c_copy_async(float* dst, const float* src, int64_t n);
+int32_t frost__c_copy_async_i64(int64_t* dst, const int64_t* src, int64_t n);
+int32_t frost__c_is_pinned(const float* p);
+void frost__c_pinned_wait(const float* p);
+void frost__c_pinned_wait_i64(const int64_t* p);
 // An event recorded on the calling thread's stream (0 without a GPU), and the milliseconds
 // between two (waits for the later one; 0.0 for a 0 event).
 int64_t frost__c_cuda_event_record(void);

@@ -1,10 +1,10 @@
 /* fake_cuda.c: a stand-in libcuda.so.1 on host memory, so the CUDA glue (runtime_cpp/cuda/) is
  * tested on machines without a GPU. It implements the driver entry points the glue looks up;
- * device memory is malloc'ed; calls are logged to $FAKE_CUDA_LOG. Kernels run through their
- * CPU-back-end twins, which the glue registers by entry name (fake_cuda_register_twin, a symbol
- * the real driver lacks), block after block; without a twin, "add_one" (float* y, int n) runs
- * on the host, "fault" makes the next synchronization fail with CUDA_ERROR_ILLEGAL_ADDRESS
- * (700), and PTX containing "BAD" is rejected as invalid (218). */
+ * device memory is malloc'ed; calls are logged to $FAKE_CUDA_LOG ("twin ENTRY" for each kernel
+ * run). Kernels run through their CPU-back-end twins, which the glue registers by entry name
+ * (fake_cuda_register_twin, a symbol the real driver lacks), block after block; without a twin,
+ * "add_one" (float* y, int n) runs on the host, "fault" makes the next synchronization fail
+ * with CUDA_ERROR_ILLEGAL_ADDRESS (700), and PTX containing "BAD" is rejected as invalid (218). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +40,14 @@ static void logf_(const char* fmt, long a, long b, long c) {
     fclose(f);
 }
 
+static void log_name(const char* what, const char* name) {
+    const char* p = getenv("FAKE_CUDA_LOG");
+    if (!p) return;
+    FILE* f = fopen(p, "a");
+    fprintf(f, "%s %s\n", what, name);
+    fclose(f);
+}
+
 CUresult cuInit(unsigned f) { (void)f; return getenv("FAKE_CUDA_INIT_FAILS") ? 100 : 0; }
 CUresult cuDeviceGetCount(int* n) { *n = 1; return 0; }
 CUresult cuDeviceGet(int* d, int i) { *d = i; return 0; }
@@ -49,6 +57,7 @@ CUresult cuStreamCreate(void** s, unsigned f) { *s = malloc(1); logf_("stream %l
 CUresult cuStreamDestroy_v2(void* s) { free(s); return 0; }
 CUresult cuStreamSynchronize(void* s) {
     (void)s;
+    logf_("sync", 0, 0, 0);
     if (sticky) return sticky;
     return 0;
 }
@@ -76,6 +85,7 @@ CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned
     logf_("launch %ld %ld %ld", (long)gx * gy * gz, (long)bx * by * bz, smem);
     twin_fn cpu = twin_of(name);
     if (cpu) {
+        log_name("twin", name);   /* after its "launch" line: which kernel ran */
         nv_block b = {{gx, gy, gz}, {bx, by, bz}, {0, 0, 0}, 0};
         b.smem = aligned_alloc(64, ((size_t)smem + 127) / 64 * 64);
         for (int64_t z = 0; z < gz; z++)
@@ -125,9 +135,17 @@ CUresult cuMemFree_v2(uint64_t p) { free((void*)(uintptr_t)p); logf_("free", 0, 
 CUresult cuMemsetD8_v2(uint64_t p, unsigned char v, size_t n) { memset((void*)(uintptr_t)p, v, n); return 0; }
 CUresult cuMemcpyAsync(uint64_t d, uint64_t s, size_t n, void* st) {
     (void)st;
+    logf_("copy %ld", (long)n, 0, 0);
     memmove((void*)(uintptr_t)d, (void*)(uintptr_t)s, n);
     return sticky;
 }
+CUresult cuMemHostRegister_v2(void* p, size_t n, unsigned f) {
+    (void)p; (void)f;
+    logf_("pin %ld", (long)n, 0, 0);
+    return 0;
+}
+CUresult cuMemHostUnregister(void* p) { (void)p; logf_("unpin", 0, 0, 0); return 0; }
+CUresult cuEventDestroy_v2(void* e) { free(e); return 0; }
 CUresult cuGetErrorName(CUresult r, const char** s) {
     *s = r == 700 ? "CUDA_ERROR_ILLEGAL_ADDRESS" : r == 218 ? "CUDA_ERROR_INVALID_PTX"
        : r == 701 ? "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES" : r == 2 ? "CUDA_ERROR_OUT_OF_MEMORY"
