@@ -39,6 +39,8 @@ def builtin_value(ck, e: A.Name, expected):
 
 def check_call(ck, e: A.Call, expected) -> T.Expr:
     f = e.func
+    if e.cargs:                                     # f(x)<128> (docs/phase2.md)
+        return ck.cparam_call(e)
     if isinstance(f, A.SuperRef):                   # 7.5
         return ck.super_ctor_call(e)
     if isinstance(f, A.Attribute) and isinstance(f.obj, A.SuperRef):

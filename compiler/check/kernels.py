@@ -31,6 +31,7 @@ from dataclasses import fields
 from .. import ast as A
 from .. import tir as T
 from .call import call_site, call_user, plain_args
+from .cparams import has_cparams
 from ..builtins import HOST_ONLY, KERNEL_ONLY
 from ..types import (ANY, ArrayT, BufferT, ChannelT, ClassT, FuncT, MapT, Prim, Type, BOOL,
                     CHAR, F64, FLOAT, I32, INT, STR, VOID, is_numeric)
@@ -131,6 +132,10 @@ class KernelChecker:
         elif isinstance(f, A.Attribute) and isinstance(f.obj, A.Name):
             name = f.name
             fn = self.import_scope(f.obj.id, f.obj.span).functions.get(name)
+        if has_cparams(fn) and fn.ast.kind == "kernel":
+            fn = self.cparam_instance(fn, s.call)
+        elif s.call.cargs and isinstance(fn, T.FuncSym) and fn.kind == "kernel":
+            self.no_cparams(s.call, name)
         if not isinstance(fn, T.FuncSym) or fn.kind != "kernel":
             self.fail(f.span, f"'{name or 'this'}' is not a kernel",
                       "launch starts a kernel: kernel void name(...)")

@@ -401,13 +401,17 @@ class _Statements:
         t = self.advance()
         grid = self.dims()
         block = self.dims()
-        smem = None
+        smem = stream = None
         if self.at_op("["):
             o = self.advance()
             self.enter(o)
             smem = self.expr()
             self.expect_op("]")
             self.leave()
+        if self.at_on():
+            self.advance()
+            stream = self.expr()
+        if smem is not None or stream is not None:
             start = self.tok
             call = self.expr()
         else:
@@ -421,7 +425,12 @@ class _Statements:
         if not isinstance(call, ast.Call):
             self.fail(start, "expected a kernel call")
         self.end_statement()
-        return ast.Launch(t.span, grid, block, smem, call)
+        return ast.Launch(t.span, grid, block, smem, call, stream)
+
+    def at_on(self) -> bool:
+        """`on s` before the kernel call: `on` followed by a name (a contextual word, 12.3)."""
+        t = self.tok
+        return t.kind is T.NAME and t.text == "on" and self.peek().kind is T.NAME
 
     def dims(self) -> tuple[ast.Expr, ...]:
         o = self.expect_op("[", "expected '[' with launch dimensions")
