@@ -205,6 +205,8 @@ def call_builtin(ck, e: A.Call, name: str, expected) -> T.Expr:
                 ck.fail(a.span, f"{name} takes positional arguments only")
             args.append(ck.expr(a.value))
         return T.Builtin(VOID, sp, "print", args, (name != "printl", 2 if name == "eprint" else 1))
+    if name == "gpu_sync" and e.args:
+        return ck.stream_sync(e)
     if name in FIXED:
         ptypes, defaults, ret, raises = FIXED[name]
         n_req = len(ptypes) - len(defaults)

@@ -10,7 +10,7 @@ from ..foreign_names import foreign_type_names, is_initializer, proto_neve_name
 from .symbols import ClassDecl, ClassInfo, GenericFunc, ModScope
 from ..types import (ClassT, ForeignT, Prim, Type, PRIMS, VOID, MAX_INSTANTIATION_DEPTH, type_depth)
 
-BUILTIN_CLASSES = ("File", "StrBuilder")
+BUILTIN_CLASSES = ("File", "StrBuilder", "gpu_stream")
 
 
 class DeclChecker:

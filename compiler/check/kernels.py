@@ -13,6 +13,7 @@ Typed-IR nodes produced here (lowering dispatches on `Builtin.name`):
     Builtin T    "atomic_add" [p: T[], v: T] extra=T       old value; host code too
     Const INT    size_of<T>()                              folded here (buffers: 8, an address)
     Builtin BOOL "gpu_available", Builtin VOID "gpu_sync"
+    Builtin gpu_stream "gpu_stream", Builtin VOID "gpu_sync_stream" [s]   (docs/phase2.md)
     Builtin T[]  "buffer" / "device_buffer" [n] extra=T    zeroed host / device memory
     Builtin VOID "copy" [dst: T[], src: T[], n] extra=T
     Builtin T[]  "to_buffer" / "to_device" [a: array<T>] extra=T
@@ -32,7 +33,7 @@ from .. import ast as A
 from .. import tir as T
 from .call import call_site, call_user, plain_args
 from .cparams import has_cparams
-from ..builtins import HOST_ONLY, KERNEL_ONLY
+from ..builtins import HOST_ONLY, KERNEL_ONLY, STREAM_T
 from ..types import (ANY, ArrayT, BufferT, ChannelT, ClassT, FuncT, MapT, Prim, Type, BOOL,
                     CHAR, F64, FLOAT, I32, INT, STR, VOID, is_numeric)
 
@@ -145,13 +146,27 @@ class KernelChecker:
             dims.append(ds + [T.Const(INT, s.span, 1)] * (3 - len(ds)))
         smem = self.coerce_int(self.expr(s.smem, expected=INT), s.smem.span) \
             if s.smem is not None else T.Const(INT, s.span, 0)
+        stream = self.stream_value(s.stream, "launch ... on") if s.stream is not None else None
         self.launching = fn
         try:
             call = call_user(self, s.call, fn)
         finally:
             self.launching = None
         self.mark_raises()
-        return T.Launch(s.span, fn, dims[0], dims[1], smem, call)
+        return T.Launch(s.span, fn, dims[0], dims[1], smem, call, stream)
+
+    def stream_value(self, e, what: str) -> T.Expr:
+        x = self.expr(e, expected=STREAM_T)
+        if x.type != STREAM_T:
+            self.fail(e.span, f"{what} takes a gpu_stream, got {x.type}",
+                      "make one with gpu_stream()")
+        return x
+
+    def stream_sync(self, e: A.Call) -> T.Expr:
+        """`gpu_sync(s)`: wait for the launches on stream s."""
+        (a,) = plain_args(self, e, "gpu_sync", 0, 1)
+        self.mark_raises()
+        return T.Builtin(VOID, call_site(e), "gpu_sync_stream", [self.stream_value(a, "gpu_sync")])
 
     # ------------------------------------------------------------ builtins (12.2, 14.8)
     def kernel_builtin(self, e: A.Call, name: str, expected) -> T.Expr:

@@ -11,4 +11,5 @@ int raw_alloc(void** p, size_t bytes);              // cuMemAlloc: 0 or the CUre
 void raw_free(void* p);                             // cuMemFree; a failure is a runtime error
 void zero_async(void* p, size_t bytes, Stream s);   // ordered on s, then waits for s
 std::string error_text(int r);                      // "CUDA_ERROR_X (text)"
+void wait_explicit_streams();                       // gpu_stream()s with launches not waited for
 }  // namespace nvcuda
