@@ -66,6 +66,17 @@ def test_alloc_copy_launch_roundtrip(glue):
     assert lines.count("free") == 2
 
 
+def test_explicit_streams_launch_in_order_and_copies_wait_for_them(glue):
+    p = run(glue, "streams")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "4 5\n"
+    lines = [x for x in log(glue, "streams") if x.startswith(("stream", "on stream", "sync"))]
+    # stream 1 is the thread's (the first copy), stream 2 the explicit one; the last launch
+    # on 2 is waited for before the copy back on 1
+    assert lines == ["stream 1", "sync 1", "sync 1", "stream 1", "on stream 2", "on stream 2",
+                     "sync 2", "on stream 2", "sync 2", "sync 1"]
+
+
 def test_caching_allocator_reuses_blocks_per_stream(glue):
     p = run(glue, "cache")
     assert p.returncode == 0, p.stderr
