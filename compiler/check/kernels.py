@@ -75,6 +75,9 @@ def forbidden_type(t: Type) -> tuple[str, str | None] | None:
         return "maps are not allowed in kernel code", None
     if isinstance(t, ChannelT):
         return "channels are not allowed in kernel code", None
+    if t == STREAM_T:
+        return "streams are host code: kernel code cannot use a gpu_stream", \
+            "launch on a stream from host code: launch [g] [b] on s k(...)"
     if isinstance(t, ClassT):
         return "classes are not allowed in kernel code", None
     if isinstance(t, FuncT):
@@ -164,7 +167,9 @@ class KernelChecker:
 
     def stream_sync(self, e: A.Call) -> T.Expr:
         """`gpu_sync(s)`: wait for the launches on stream s."""
-        (a,) = plain_args(self, e, "gpu_sync", 0, 1)
+        if len(e.args) != 1 or e.args[0].keyword or e.args[0].split:
+            self.fail(call_site(e), "gpu_sync takes one gpu_stream, or nothing to wait for all")
+        a = e.args[0].value
         self.mark_raises()
         return T.Builtin(VOID, call_site(e), "gpu_sync_stream", [self.stream_value(a, "gpu_sync")])
 
