@@ -8,6 +8,9 @@ from .grammar import (_BINARY, _CMP_LEVEL, _LINE_END, _NEG_LEVEL, _NORMALISE, _N
                       _WORD_BINARY)
 
 
+_CARG_OPS = ("+", "-", "*", "//", "%", ",", ".")
+
+
 class _Expressions:
     """Expressions, from precedence climbing down to literals and f-string fields."""
 
@@ -138,23 +141,24 @@ class _Expressions:
                 return e
 
     def at_cargs(self) -> bool:
-        """A compile-time list `f(x)<128, 64>`: a `<` right after the `)`, no space between, with
-        its `>` on the line (`f(x) < n` stays a comparison; docs/phase2.md)."""
+        """A compile-time list `f(x)<128, 64>`: a `<` right after the `)`, no space between, then
+        names, integers, `+ - * // %`, parentheses and commas up to a `>` (`f(x) < n` stays a
+        comparison; docs/phase2.md)."""
         t, close = self.tok, self.toks[self.pos - 1]
         if not t.is_op("<") or t.span.line != close.span.line or t.span.col != close.span.col + 1:
             return False
         depth = 0
         for u in self.toks[self.pos + 1:]:
-            if u.kind in _LINE_END:
-                return False
-            if u.is_op("(", "[", "{"):
+            if depth == 0 and u.is_op(">"):
+                return True
+            if u.is_op("("):
                 depth += 1
-            elif u.is_op(")", "]", "}"):
+            elif u.is_op(")"):
                 depth -= 1
                 if depth < 0:
                     return False
-            elif depth == 0 and u.is_op(">"):
-                return True
+            elif not (u.kind in (T.NAME, T.INT) or u.is_op(*_CARG_OPS)):
+                return False                 # only what a constant integer is written with
         return False
 
     def cargs(self) -> tuple[ast.Expr, ...]:

@@ -401,7 +401,7 @@ class _Statements:
         t = self.advance()
         grid = self.dims()
         block = self.dims()
-        smem = stream = None
+        smem = stream = call = None
         if self.at_op("["):
             o = self.advance()
             self.enter(o)
@@ -409,13 +409,15 @@ class _Statements:
             self.expect_op("]")
             self.leave()
         if self.at_on():
-            self.advance()
+            on = self.advance()
             stream = self.expr()
-        if smem is not None or stream is not None:
-            start = self.tok
+            if smem is None and isinstance(stream, ast.Call) and self.tok.kind in _LINE_END:
+                # `launch [g] [b] on k(x)`: `on` is a variable holding the shared-memory size
+                smem, call, stream = ast.Name(on.span, "on"), stream, None
+        start = self.tok
+        if call is None and (smem is not None or stream is not None):
             call = self.expr()
-        else:
-            start = self.tok
+        elif call is None:
             call = self.expr()
             if self.tok.kind not in _LINE_END:
                 # Two expressions after the dimensions: the shared-memory size, then the call.
