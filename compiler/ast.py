@@ -164,6 +164,7 @@ class Call(Node):
     or any expression (call through a Function value)."""
     func: "Expr"
     args: tuple[Arg, ...]
+    cargs: tuple["Expr", ...] = ()    # compile-time arguments `f(x)<128>` (docs/phase2.md)
 
 
 @dataclass(frozen=True)
@@ -408,6 +409,7 @@ class Launch(Node):
     block: tuple[Expr, ...]
     smem: Expr | None
     call: Call
+    stream: Expr | None = None         # `launch [g] [b] on s k(...)` (docs/phase2.md)
 
 
 Stmt = Union[VarDecl, Assign, ChanOp, ExprStmt, Return, Break, Continue, Pass, If, While, ForC, ForIn,
@@ -436,6 +438,7 @@ class FuncDef(Node):
     kind: str = "def"          # 'def' | 'kernel' | 'gpu'
     is_operator: bool = False
     abstract: bool = False     # a method whose whole body is `...` (7.5)
+    cparams: tuple[Param, ...] = ()   # compile-time `<int BM, ...>` of kernels and gpu functions
 
 
 @dataclass(frozen=True)

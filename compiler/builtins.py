@@ -43,6 +43,7 @@ FIXED: dict[str, tuple[tuple[Type, ...], tuple, Type, bool]] = {
     "temp_dir": ((), (), STR, True),
     "gpu_available": ((), (), BOOL, False),      # 14.8
     "gpu_sync": ((), (), VOID, True),
+    "gpu_stream": ((), (), ClassT("std", "gpu_stream"), True),    # docs/phase2.md
 }
 # parameter names of the intrinsics that may be called with keyword arguments
 FIXED_PARAM_NAMES = {"make_dir": ("path", "parents"), "getenv": ("name", "default"),
@@ -54,6 +55,7 @@ FILE_METHODS = {"opened": ((), BOOL), "readline": ((), STR), "read": ((), STR),
                 "close": ((), VOID)}
 FILE_T = ClassT("std", "File")
 SB_T = ClassT("std", "StrBuilder")      # 14.5
+STREAM_T = ClassT("std", "gpu_stream")  # a launch stream (docs/phase2.md)
 BUILTIN_NAMES = set(FIXED) | {"print", "printl", "eprint", "len", "min", "max", "abs", "pow",
                               "isnan", "isinf", "to_int", "to_float", "to_f64", "assert",
                               "pi", "inf", "nan", "sorted"} | set(MATH1)

@@ -295,12 +295,14 @@ class Launch(Stmt):
     """`launch [grid] [block] [smem] kernel(args)` (12.3): `grid` and `block` hold three int
     expressions (missing dimensions are Const 1), `smem` an int (Const 0 when absent), `call`
     the kernel call with its arguments converted as in calls (a CallFn, or a Seq around one
-    when keyword arguments reorder them). Evaluated left to right: grid, block, smem, args."""
+    when keyword arguments reorder them). Evaluated left to right: grid, block, smem, stream,
+    args. `stream` is the gpu_stream of `on s` (None: the thread's own stream)."""
     kernel: FuncSym
     grid: list[Expr]
     block: list[Expr]
     smem: Expr
     call: Expr
+    stream: Expr | None = None
 
 
 @dataclass(eq=False)

@@ -356,6 +356,29 @@ def test_launch_forms():
         "2:22: launch dimensions take 1 to 3 expressions"]
 
 
+def test_launch_streams_and_compile_time_lists():
+    """docs/phase2.md: `on s` before the call; a compile-time list right after a call's `)`."""
+    assert stmt("launch [g] [b] on s k(x)") == "(launch (g) (b) _ (on s) (call k x))"
+    assert stmt("launch [g] [b] [64] on st k(x)<128, 2 * 32>") == \
+        "(launch (g) (b) 64 (on st) (call k x)<128 (* 2 32)>)"
+    assert stmt("launch [g] [b] on k(x)") == "(launch (g) (b) on (call k x))"   # `on` a name
+    assert expr("f(x)<BM>") == "(call f x)<BM>"
+    assert expr("f(x) < n") == "(< (call f x) n)"                 # spaced: a comparison
+    assert expr("f(x)<n") == "(< (call f x) n)"                   # no `>` on the line
+    assert expr("f(x)<n and m > 2") == "(and (< (call f x) n) (> m 2))"   # `>` not closing
+    m = ok("""
+        gpu int g(int x)<int BM, int BN>
+            return x
+        kernel void k(int[] a)<int W>
+            a[0] = g(1)<W, 2>
+        """)
+    assert [[p.name for p in f.cparams] for f in m.items] == [["BM", "BN"], ["W"]]
+    assert errors("gpu int g(int x)<float S>\n    return x\n") == [
+        "1:18: compile-time parameters are int: <int BM, int BN>"]
+    assert errors("def int f(int x)<int N>\n    return x\n") == [
+        "1:17: compile-time parameters are for kernels and gpu functions"]
+
+
 # ---------------------------------------------------------------- generic type arguments
 
 def test_generic_calls():

@@ -39,6 +39,8 @@ def builtin_value(ck, e: A.Name, expected):
 
 def check_call(ck, e: A.Call, expected) -> T.Expr:
     f = e.func
+    if e.cargs:                                     # f(x)<128> (docs/phase2.md)
+        return ck.cparam_call(e)
     if isinstance(f, A.SuperRef):                   # 7.5
         return ck.super_ctor_call(e)
     if isinstance(f, A.Attribute) and isinstance(f.obj, A.SuperRef):
@@ -203,6 +205,8 @@ def call_builtin(ck, e: A.Call, name: str, expected) -> T.Expr:
                 ck.fail(a.span, f"{name} takes positional arguments only")
             args.append(ck.expr(a.value))
         return T.Builtin(VOID, sp, "print", args, (name != "printl", 2 if name == "eprint" else 1))
+    if name == "gpu_sync" and e.args:
+        return ck.stream_sync(e)
     if name in FIXED:
         ptypes, defaults, ret, raises = FIXED[name]
         n_req = len(ptypes) - len(defaults)

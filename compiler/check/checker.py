@@ -18,6 +18,7 @@ from .cstructs import CStructChecker
 from .threads import ThreadChecker
 from .kernels import KernelChecker, PREDECLARED
 from .layouts import LayoutChecker
+from .cparams import CParamChecker
 from .scope import Scope
 from .symbols import ModScope
 from ..parser import BUILTIN_GENERICS
@@ -33,7 +34,7 @@ if TYPE_CHECKING:                  # the loader's Module, named in annotations o
 PHASE_LATER: dict = {}
 
 
-class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, ForeignChecker, CStructChecker, ThreadChecker, KernelChecker, LayoutChecker, ExprChecker):
+class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, ForeignChecker, CStructChecker, ThreadChecker, KernelChecker, LayoutChecker, CParamChecker, ExprChecker):
     """Checks a whole program: the root module and every module it imports."""
 
     def __init__(self, modules: list[Module], root: Module, diags: Diagnostics,

@@ -10,7 +10,7 @@ from ..foreign_names import foreign_type_names, is_initializer, proto_neve_name
 from .symbols import ClassDecl, ClassInfo, GenericFunc, ModScope
 from ..types import (ClassT, ForeignT, Prim, Type, PRIMS, VOID, MAX_INSTANTIATION_DEPTH, type_depth)
 
-BUILTIN_CLASSES = ("File", "StrBuilder")
+BUILTIN_CLASSES = ("File", "StrBuilder", "gpu_stream")
 
 
 class DeclChecker:
@@ -82,8 +82,10 @@ class DeclChecker:
             if item.name in PRIMS:
                 self.error(item.span, f"cannot define a function named '{item.name}'")
                 return
-            ms.functions[item.name] = GenericFunc(item, ms) if item.tparams else None
-            if not item.tparams:
+            ms.functions[item.name] = GenericFunc(item, ms) if item.tparams or item.cparams else None
+            if item.cparams:
+                self.check_cparam_decl(item)
+            elif not item.tparams:
                 ms.functions[item.name] = PendingFunc(item)
         elif isinstance(item, A.ClassDef):
             if not taken(item.name, item.span):
@@ -205,6 +207,8 @@ class DeclChecker:
         """Class, alias, type parameter or qualified name (`mod.T`)."""
         n = te.name
         if te.module is None and n in self.env and not te.args:
+            if not isinstance(self.env[n], Type):
+                self.fail(te.span, f"'{n}' is a compile-time parameter (an int), not a type")
             return self.env[n]
         ms = self.ms
         if te.module is not None:

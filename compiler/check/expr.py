@@ -270,6 +270,9 @@ class ExprChecker(LiteralChecker, FStringChecker):
         v = self.scope.lookup(e.id) if self.scope else None
         if v is not None:
             return T.Local(v.type, e.span, v)
+        c = self.cparam_const(e.id, e.span)
+        if c is not None:
+            return c
         r = builtin_value(self, e, expected)
         if r is not None:
             return r

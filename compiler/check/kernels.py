@@ -13,6 +13,7 @@ Typed-IR nodes produced here (lowering dispatches on `Builtin.name`):
     Builtin T    "atomic_add" [p: T[], v: T] extra=T       old value; host code too
     Const INT    size_of<T>()                              folded here (buffers: 8, an address)
     Builtin BOOL "gpu_available", Builtin VOID "gpu_sync"
+    Builtin gpu_stream "gpu_stream", Builtin VOID "gpu_sync_stream" [s]   (docs/phase2.md)
     Builtin T[]  "buffer" / "device_buffer" [n] extra=T    zeroed host / device memory
     Builtin VOID "copy" [dst: T[], src: T[], n] extra=T
     Builtin T[]  "to_buffer" / "to_device" [a: array<T>] extra=T
@@ -31,7 +32,8 @@ from dataclasses import fields
 from .. import ast as A
 from .. import tir as T
 from .call import call_site, call_user, plain_args
-from ..builtins import HOST_ONLY, KERNEL_ONLY
+from .cparams import has_cparams
+from ..builtins import HOST_ONLY, KERNEL_ONLY, STREAM_T
 from ..types import (ANY, ArrayT, BufferT, ChannelT, ClassT, FuncT, MapT, Prim, Type, BOOL,
                     CHAR, F64, FLOAT, I32, INT, STR, VOID, is_numeric)
 
@@ -73,6 +75,9 @@ def forbidden_type(t: Type) -> tuple[str, str | None] | None:
         return "maps are not allowed in kernel code", None
     if isinstance(t, ChannelT):
         return "channels are not allowed in kernel code", None
+    if t == STREAM_T:
+        return "streams are host code: kernel code cannot use a gpu_stream", \
+            "launch on a stream from host code: launch [g] [b] on s k(...)"
     if isinstance(t, ClassT):
         return "classes are not allowed in kernel code", None
     if isinstance(t, FuncT):
@@ -131,6 +136,10 @@ class KernelChecker:
         elif isinstance(f, A.Attribute) and isinstance(f.obj, A.Name):
             name = f.name
             fn = self.import_scope(f.obj.id, f.obj.span).functions.get(name)
+        if has_cparams(fn) and fn.ast.kind == "kernel":
+            fn = self.cparam_instance(fn, s.call)
+        elif s.call.cargs and isinstance(fn, T.FuncSym) and fn.kind == "kernel":
+            self.no_cparams(s.call, name)
         if not isinstance(fn, T.FuncSym) or fn.kind != "kernel":
             self.fail(f.span, f"'{name or 'this'}' is not a kernel",
                       "launch starts a kernel: kernel void name(...)")
@@ -140,13 +149,29 @@ class KernelChecker:
             dims.append(ds + [T.Const(INT, s.span, 1)] * (3 - len(ds)))
         smem = self.coerce_int(self.expr(s.smem, expected=INT), s.smem.span) \
             if s.smem is not None else T.Const(INT, s.span, 0)
+        stream = self.stream_value(s.stream, "launch ... on") if s.stream is not None else None
         self.launching = fn
         try:
             call = call_user(self, s.call, fn)
         finally:
             self.launching = None
         self.mark_raises()
-        return T.Launch(s.span, fn, dims[0], dims[1], smem, call)
+        return T.Launch(s.span, fn, dims[0], dims[1], smem, call, stream)
+
+    def stream_value(self, e, what: str) -> T.Expr:
+        x = self.expr(e, expected=STREAM_T)
+        if x.type != STREAM_T:
+            self.fail(e.span, f"{what} takes a gpu_stream, got {x.type}",
+                      "make one with gpu_stream()")
+        return x
+
+    def stream_sync(self, e: A.Call) -> T.Expr:
+        """`gpu_sync(s)`: wait for the launches on stream s."""
+        if len(e.args) != 1 or e.args[0].keyword or e.args[0].split:
+            self.fail(call_site(e), "gpu_sync takes one gpu_stream, or nothing to wait for all")
+        a = e.args[0].value
+        self.mark_raises()
+        return T.Builtin(VOID, call_site(e), "gpu_sync_stream", [self.stream_value(a, "gpu_sync")])
 
     # ------------------------------------------------------------ builtins (12.2, 14.8)
     def kernel_builtin(self, e: A.Call, name: str, expected) -> T.Expr:

@@ -8,6 +8,7 @@ import struct
 from .. import ast as A
 from .. import tir as T
 from ..floats import round_decimal
+from .symbols import CInt
 from ..types import Type, INT, F64, CHAR, INT_RANGE, UNSIGNED_NAMES, is_float, is_int, is_numeric
 
 ARITH = ("+", "-", "*", "/", "//", "%", "/|")
@@ -100,6 +101,8 @@ class LiteralChecker:
             if e.value < 0 and ty.name in UNSIGNED_NAMES:
                 return e.value + 2**64      # a 64-bit hex/binary literal, read unsigned (2.4)
             return float(e.value) if is_float(ty) else e.value
+        if isinstance(e, A.Name) and isinstance(self.env.get(e.id), CInt):
+            return self.env[e.id].value          # a compile-time parameter (docs/phase2.md)
         if isinstance(e, A.FloatLit):
             if not is_float(ty):
                 raise _NotConst()

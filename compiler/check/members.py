@@ -15,6 +15,8 @@ from ..types import ArrayT, ChannelT, ClassT, ForeignT, FuncT, MapT, Prim, Type,
 class MemberChecker:
     # ------------------------------------------------------------ functions as values and calls
     def function_value(self, f, e) -> T.Expr:
+        if isinstance(f, GenericFunc) and f.ast.cparams:
+            self.fail(e.span, f"'{f.name}' has compile-time parameters: it is not a value")
         if isinstance(f, GenericFunc):
             if not e.targs:
                 self.fail(e.span, f"generic function '{f.name}' is a value only with explicit "
@@ -32,6 +34,8 @@ class MemberChecker:
         return T.Builtin(ft, span, "func_ref", [], f)
 
     def call_function(self, e: A.Call, fn, targs_ast, expected) -> T.Expr:
+        if isinstance(fn, GenericFunc) and fn.ast.cparams:
+            return call_user(self, e, self.cparam_instance(fn, e))
         if isinstance(fn, GenericFunc):
             if targs_ast:
                 fn = self.instantiate_explicit(fn, targs_ast, call_site(e))

@@ -13,6 +13,16 @@ if TYPE_CHECKING:                  # the loader's Module, named in annotations o
     from ..modules import Module
 
 
+@dataclass(frozen=True)
+class CInt:
+    """A compile-time parameter's value in an instance's environment, beside type parameters
+    (docs/phase2.md); its text is the symbol suffix."""
+    value: int
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
 @dataclass(eq=False)
 class GenericFunc:
     """A `def` with type parameters: specialised per type-argument list (6.4)."""

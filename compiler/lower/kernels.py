@@ -138,6 +138,7 @@ class KernelLowering:
         b = self.b
         dims = [[self.expr(x) for x in grp] for grp in (s.grid, s.block)]
         smem = self.expr(s.smem)
+        stream = self.expr(s.stream) if s.stream is not None else None
         call = s.call
         if isinstance(call, T.Seq):
             for st in call.stmts:
@@ -161,8 +162,13 @@ class KernelLowering:
             packed.append(b.bitcast(arr, R.PTR))
         site = f"{R.trace_path(s.span.file)}:{s.span.line}:{s.span.col}"
         self.set_site(s.span)
-        self.rt("nv_launch", self.kernel_desc(s.kernel).bitcast(R.PTR), b.bitcast(argv, R.PTR),
-                packed[0], packed[1], smem, self.cstr(site))
+        desc = self.kernel_desc(s.kernel).bitcast(R.PTR)
+        if stream is not None:                      # `on s` (docs/phase2.md)
+            self.rt("nv_launch_on", desc, b.bitcast(argv, R.PTR), packed[0], packed[1], smem,
+                    stream, self.cstr(site))
+            return
+        self.rt("nv_launch", desc, b.bitcast(argv, R.PTR), packed[0], packed[1], smem,
+                self.cstr(site))
 
     # ------------------------------------------------------------ host buffers (14.8)
     def new_buffer(self, owner: ir.Value) -> ir.Value:
@@ -207,6 +213,15 @@ class KernelLowering:
     def bi_gpu_sync(self, e: T.Builtin):
         self.set_site(e.span)
         self.rt("nv_gpu_sync")
+
+    def bi_gpu_stream(self, e: T.Builtin):
+        self.set_site(e.span)
+        return self.rt("nv_gpu_stream")
+
+    def bi_gpu_sync_stream(self, e: T.Builtin):
+        s = self.expr(e.args[0])
+        self.set_site(e.span)
+        self.rt("nv_gpu_stream_sync", s)
 
 
 def uses_shuffles(f: T.FuncSym, seen: frozenset = frozenset()) -> bool:

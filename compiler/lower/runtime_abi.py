@@ -210,6 +210,9 @@ SIGNATURES: dict[str, tuple] = {
     "nv_buffer_copy": (VOID, [PTR, PTR, I64, I64]),
     "nv_gpu_available": (I32, []),
     "nv_gpu_sync": (VOID, []),
+    "nv_launch_on": (VOID, [PTR, PTR, PTR, PTR, I64, PTR, PTR]),
+    "nv_gpu_stream": (PTR, []),
+    "nv_gpu_stream_sync": (VOID, [PTR]),
     # warp intrinsics on the CPU back end (runtime_cpp/kernel/warp.h, docs/phase2.md)
     "nv_warp_ldmatrix": (VOID, [I64, PTR, PTR]),
     "nv_warp_mma_16x8x16": (VOID, [I64, PTR, PTR, PTR, PTR]),

@@ -87,7 +87,8 @@ def _pieces(x) -> list:
     if isinstance(n, (ast.Binary, ast.Logical)):
         return ["(", n.op, " ", n.left, " ", n.right, ")"]
     if isinstance(n, ast.Call):
-        return ["(call ", n.func, *[p for a in n.args for p in (" ", a)], ")"]
+        cargs = ["<", *_join(n.cargs), ">"] if n.cargs else []
+        return ["(call ", n.func, *[p for a in n.args for p in (" ", a)], ")", *cargs]
     if isinstance(n, ast.Arg):
         prefix = n.keyword + "=" if n.keyword else n.split or ""
         return [prefix, n.value]
@@ -180,13 +181,16 @@ def _pieces(x) -> list:
         what = _quote(n.name.encode("utf-8", "surrogateescape")) if n.name is not None else n.obj
         return ["(lock ", what, " ", n.body, ")"]
     if isinstance(n, ast.Launch):
-        return ["(launch (", *_join(n.grid), ") (", *_join(n.block), ") ", n.smem, " ", n.call, ")"]
+        on = [" (on ", n.stream, ")"] if n.stream is not None else []
+        return ["(launch (", *_join(n.grid), ") (", *_join(n.block), ") ", n.smem, *on, " ", n.call, ")"]
     if isinstance(n, ast.Param):
         tail = [" = ", n.default] if n.default is not None else []
         return ["(", n.type, " ", n.name, *tail, ")"]
     if isinstance(n, ast.FuncDef):
         tps = ["<", ", ".join(n.tparams), ">"] if n.tparams else []
-        return ["(", n.kind, " ", n.ret, " ", n.name, *tps, " (", *_join(n.params), ") ", n.body, ")"]
+        cps = ["<", *_join(n.cparams), ">"] if n.cparams else []
+        return ["(", n.kind, " ", n.ret, " ", n.name, *tps, " (", *_join(n.params), ")", *cps, " ",
+                n.body, ")"]
     if isinstance(n, ast.CtorDef):
         return ["(ctor (", *_join(n.params), ") ", n.body, ")"]
     if isinstance(n, ast.FieldDecl):

@@ -8,6 +8,9 @@ from .grammar import (_BINARY, _CMP_LEVEL, _LINE_END, _NEG_LEVEL, _NORMALISE, _N
                       _WORD_BINARY)
 
 
+_CARG_OPS = ("+", "-", "*", "//", "%", ",", ".")
+
+
 class _Expressions:
     """Expressions, from precedence climbing down to literals and f-string fields."""
 
@@ -122,7 +125,8 @@ class _Expressions:
                 e = ast.Attribute(n.span, e, n.text, targs)
             elif s == "(":
                 self.advance()
-                e = ast.Call(t.span, e, self.args(t, allow_split))
+                args = self.args(t, allow_split)
+                e = ast.Call(t.span, e, args, self.cargs() if self.at_cargs() else ())
             elif s == "[":
                 e = self.subscript(e)
             elif s == "{":
@@ -135,6 +139,38 @@ class _Expressions:
                 e = ast.AddrOf(t.span, e, indices)
             else:
                 return e
+
+    def at_cargs(self) -> bool:
+        """A compile-time list `f(x)<128, 64>`: a `<` right after the `)`, no space between, then
+        names, integers, `+ - * // %`, parentheses and commas up to a `>` (`f(x) < n` stays a
+        comparison; docs/phase2.md)."""
+        t, close = self.tok, self.toks[self.pos - 1]
+        if not t.is_op("<") or t.span.line != close.span.line or t.span.col != close.span.col + 1:
+            return False
+        depth = 0
+        for u in self.toks[self.pos + 1:]:
+            if depth == 0 and u.is_op(">"):
+                return True
+            if u.is_op("("):
+                depth += 1
+            elif u.is_op(")"):
+                depth -= 1
+                if depth < 0:
+                    return False
+            elif not (u.kind in (T.NAME, T.INT) or u.is_op(*_CARG_OPS)):
+                return False                 # only what a constant integer is written with
+        return False
+
+    def cargs(self) -> tuple[ast.Expr, ...]:
+        o = self.advance()                   # '<'
+        self.enter(o)
+        exprs = [self.expr(stop_angle=True)]
+        while self.at_op(","):
+            self.advance()
+            exprs.append(self.expr(stop_angle=True))
+        self.expect_op(">", "expected ',' or '>' closing the compile-time arguments")
+        self.leave()
+        return tuple(exprs)
 
     def args(self, open_tok: Token, allow_split: bool) -> tuple[ast.Arg, ...]:
         """Call arguments after '(' up to and including ')'."""

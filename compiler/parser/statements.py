@@ -401,17 +401,23 @@ class _Statements:
         t = self.advance()
         grid = self.dims()
         block = self.dims()
-        smem = None
+        smem = stream = call = None
         if self.at_op("["):
             o = self.advance()
             self.enter(o)
             smem = self.expr()
             self.expect_op("]")
             self.leave()
-            start = self.tok
+        if self.at_on():
+            on = self.advance()
+            stream = self.expr()
+            if smem is None and isinstance(stream, ast.Call) and self.tok.kind in _LINE_END:
+                # `launch [g] [b] on k(x)`: `on` is a variable holding the shared-memory size
+                smem, call, stream = ast.Name(on.span, "on"), stream, None
+        start = self.tok
+        if call is None and (smem is not None or stream is not None):
             call = self.expr()
-        else:
-            start = self.tok
+        elif call is None:
             call = self.expr()
             if self.tok.kind not in _LINE_END:
                 # Two expressions after the dimensions: the shared-memory size, then the call.
@@ -421,7 +427,12 @@ class _Statements:
         if not isinstance(call, ast.Call):
             self.fail(start, "expected a kernel call")
         self.end_statement()
-        return ast.Launch(t.span, grid, block, smem, call)
+        return ast.Launch(t.span, grid, block, smem, call, stream)
+
+    def at_on(self) -> bool:
+        """`on s` before the kernel call: `on` followed by a name (a contextual word, 12.3)."""
+        t = self.tok
+        return t.kind is T.NAME and t.text == "on" and self.peek().kind is T.NAME
 
     def dims(self) -> tuple[ast.Expr, ...]:
         o = self.expect_op("[", "expected '[' with launch dimensions")

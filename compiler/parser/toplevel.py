@@ -240,6 +240,10 @@ class _TopLevel:
                 self.error(self.tok.span, "methods cannot have type parameters")
             tparams = self.tparams()
         params = self.params()
+        if self.at_op("<"):
+            self.error(self.tok.span, "compile-time parameters are for kernels and gpu functions",
+                       "gpu RET name(params)<int N> (docs/phase2.md)")
+            self.cparams()
         body = self.block()
         abstract = in_class and len(body.body) == 1 and isinstance(body.body[0], ast.Pass) \
             and body.body[0].ellipsis
@@ -255,8 +259,9 @@ class _TopLevel:
             self.error(self.tok.span, "kernels cannot have type parameters")
             self.tparams()
         params = self.params()
+        cparams = self.cparams()
         body = self.block()
-        return ast.FuncDef(n.span, n.text, (), params, ret, body, "kernel")
+        return ast.FuncDef(n.span, n.text, (), params, ret, body, "kernel", cparams=cparams)
 
     def gpu(self) -> ast.FuncDef:
         self.advance()
@@ -272,8 +277,30 @@ class _TopLevel:
             self.error(self.tok.span, "gpu functions cannot have type parameters")
             self.tparams()
         params = self.params()
+        cparams = self.cparams()
         body = self.block()
-        return ast.FuncDef(n.span, n.text, (), params, ret, body, "gpu")
+        return ast.FuncDef(n.span, n.text, (), params, ret, body, "gpu", cparams=cparams)
+
+    def cparams(self) -> tuple[ast.Param, ...]:
+        """`<int BM, int BN>` after a kernel's or gpu function's parameters (docs/phase2.md)."""
+        if not self.at_op("<"):
+            return ()
+        o = self.advance()
+        self.enter(o)
+        out = []
+        while True:
+            t = self.tok
+            if not (t.kind is T.KW and t.text == "int"):
+                self.fail(t, "compile-time parameters are int: <int BM, int BN>")
+            self.advance()
+            n = self.expect_name("expected compile-time parameter name")
+            out.append(ast.Param(n.span, ast.TypeName(t.span, "int"), n.text))
+            if not self.at_op(","):
+                break
+            self.advance()
+        self.expect_op(">", "expected ',' or '>' closing the compile-time parameters")
+        self.leave()
+        return tuple(out)
 
     def tparams(self) -> tuple[str, ...]:
         self.advance()                           # '<'

@@ -66,10 +66,13 @@ LITERALS = (T.INT, T.FLOAT, T.STRING, T.CHAR, T.FSTRING)
 def comparison(before, op, after) -> bool:
     """Whether `<`/`>` between `before` and `after` surely compares: a type-argument list
     never opens after `)`, `]` or a literal, and never closes after `)` or before a literal
-    (it may close after an int: `channel<int, 4>`)."""
+    (it may close after an int: `channel<int, 4>`). A compile-time list opens right after a
+    call's `)`, with no space: `f(x)<128>` (docs/phase2.md)."""
     if before is None:
         return False
     if op.text == "<":
+        if before.is_op(")") and _written_gap(before, op) == "":
+            return False
         return before.is_op(")", "]") or before.kind in LITERALS
     return before.is_op(")") or before.kind in LITERALS and before.kind is not T.INT or \
         after is not None and after.kind in LITERALS

@@ -115,6 +115,8 @@ void* nv_cuda_alloc(int64_t bytes) {
 // Back to the free list of the stream that allocated it (a finalizer may run on any thread).
 void nv_cuda_free(void* p) {
     if (!p || !nv_cuda_active()) return;
+    // A kernel on an explicit stream may still use p: it is reused on another stream.
+    nvcuda::wait_explicit_streams();
     std::lock_guard<std::mutex> lock(g_pool.mu);
     auto it = g_pool.live.find((uintptr_t)p);
     if (it == g_pool.live.end()) return;   // not ours: never handed out by nv_cuda_alloc

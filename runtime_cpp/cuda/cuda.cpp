@@ -197,6 +197,32 @@ CUstream thread_stream() {
     return t_cu.stream;
 }
 
+// Explicit streams (gpu_stream(), docs/phase2.md) with launches nothing has waited for yet:
+// copies, gpu_sync() and the allocator's reuse of freed memory wait for them first, so the
+// implicit waits of 12.3 and 14.8 hold for launches on any stream.
+std::mutex g_pending_mu;
+std::vector<CUstream> g_pending;
+
+void note_pending(CUstream s) {
+    std::lock_guard<std::mutex> lock(g_pending_mu);
+    for (CUstream p : g_pending)
+        if (p == s) return;
+    g_pending.push_back(s);
+}
+
+void drain_pending() {
+    std::vector<CUstream> todo;
+    {
+        std::lock_guard<std::mutex> lock(g_pending_mu);
+        todo.swap(g_pending);
+    }
+    if (todo.empty()) return;
+    CUresult r = g_cu.CtxSetCurrent(g_ctx);       // a finalizer may run on any thread
+    for (CUstream s : todo)
+        if (r == CUDA_SUCCESS) r = g_cu.StreamSynchronize(s);
+    if (r != CUDA_SUCCESS) fail_async(r, "at a synchronization");
+}
+
 void need_active(const char* what) {
     if (!nv_cuda_active()) rt_panicf("%s: no CUDA device is in use (internal error)", what);
 }
@@ -303,6 +329,8 @@ void event_wait_destroy(void* e) {
     if (r != CUDA_SUCCESS) fail_async(r, "while waiting for an asynchronous copy");
 }
 
+void wait_explicit_streams() { drain_pending(); }
+
 }  // namespace nvcuda
 
 extern "C" {
@@ -315,6 +343,7 @@ bool nv_cuda_active(void) {
 void nv_cuda_copy(void* dst, const void* src, int64_t bytes) {
     need_active("copy");
     if (bytes <= 0) return;
+    drain_pending();
     CUstream s = thread_stream();
     // On the thread's stream: ordered after its launches; then wait for the copy.
     CUresult r = g_cu.MemcpyAsync((CUdeviceptr)(uintptr_t)dst, (CUdeviceptr)(uintptr_t)src,
@@ -325,6 +354,28 @@ void nv_cuda_copy(void* dst, const void* src, int64_t bytes) {
 
 void nv_cuda_launch(const nv_kernel* k, void** args, const int64_t grid[3],
                     const int64_t block[3], int64_t smem, const char* site) {
+    nv_cuda_launch_on(k, args, grid, block, smem, nullptr, site);
+}
+
+void* nv_cuda_stream_new(void) {
+    need_active("stream");
+    CUresult r = g_cu.CtxSetCurrent(g_ctx);
+    CUstream s = nullptr;
+    if (r == CUDA_SUCCESS) r = g_cu.StreamCreate(&s, CU_STREAM_NON_BLOCKING);
+    if (r != CUDA_SUCCESS) fail(r, "cannot create a CUDA stream");
+    return s;
+}
+
+void nv_cuda_stream_sync(void* stream) {
+    need_active("gpu_sync");
+    CUresult r = g_cu.CtxSetCurrent(g_ctx);
+    if (r == CUDA_SUCCESS) r = g_cu.StreamSynchronize((CUstream)stream);
+    if (r != CUDA_SUCCESS) fail_async(r, "at a synchronization of a gpu_stream");
+}
+
+// `stream` null: the calling thread's own stream.
+void nv_cuda_launch_on(const nv_kernel* k, void** args, const int64_t grid[3],
+                       const int64_t block[3], int64_t smem, void* stream, const char* site) {
     need_active("launch");
     site = rt_shown_path(site);
     const char* at = site ? site : "?";
@@ -350,7 +401,8 @@ void nv_cuda_launch(const nv_kernel* k, void** args, const int64_t grid[3],
                   k->name, grid[0], grid[1], grid[2]);
     if (smem < 0 || smem > 0x7fffffff)
         rt_panicf("launch of kernel '%s': shared memory size %" PRId64 " bytes", k->name, smem);
-    CUstream s = thread_stream();
+    CUstream s = thread_stream();              // also makes the context current
+    if (stream) s = (CUstream)stream;
     CUfunction f = kernel_function(k);
     std::string what = std::string("launch of kernel '") + k->name + "' at " + at + " failed";
     if (smem > kDefaultSmem) {
@@ -363,6 +415,7 @@ void nv_cuda_launch(const nv_kernel* k, void** args, const int64_t grid[3],
                                    (unsigned)block[0], (unsigned)block[1], (unsigned)block[2],
                                    (unsigned)smem, s, args, nullptr);
     if (r != CUDA_SUCCESS) fail(r, what.c_str());
+    if (stream) note_pending(s);
     t_cu.last_kernel = k->name;
     t_cu.last_site = site;
     if (g_sync_each) nv_cuda_sync();
@@ -392,7 +445,9 @@ void* nv_cuda_stream(void) {
 }
 
 void nv_cuda_sync(void) {
-    if (!nv_cuda_active() || !t_cu.stream) return;
+    if (!nv_cuda_active()) return;
+    drain_pending();
+    if (!t_cu.stream) return;
     CUresult r = g_cu.StreamSynchronize(t_cu.stream);
     if (r != CUDA_SUCCESS) fail_async(r, "at a synchronization");
 }

@@ -18,4 +18,5 @@ void host_unregister(void* p);
 void copy_async(void* dst, const void* src, size_t bytes);   // a failure is a runtime error
 void* event_now();                                  // recorded on the calling thread's stream
 void event_wait_destroy(void* e);
+void wait_explicit_streams();                       // gpu_stream()s with launches not waited for
 }  // namespace nvcuda

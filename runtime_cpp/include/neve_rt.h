@@ -507,6 +507,13 @@ void* nv_cuda_pinned_alloc(int64_t bytes);
 bool nv_cuda_is_pinned(const void* p);
 bool nv_cuda_copy_async(void* dst, const void* src, int64_t bytes);
 void nv_cuda_pinned_wait(const void* p);
+/* Explicit launch streams (docs/phase2.md): a new non-blocking stream; a launch on it; waiting
+ * for it. Copies, nv_cuda_sync and the allocator's reuse of freed memory first wait for every
+ * explicit stream that has launches not yet waited for. */
+void* nv_cuda_stream_new(void);
+void nv_cuda_launch_on(const nv_kernel* k, void** args, const int64_t grid[3],
+                       const int64_t block[3], int64_t smem, void* stream, const char* site);
+void nv_cuda_stream_sync(void* stream);
 
 /* ------------------------------------------------------------------ CPU back end and buffers
  * (12.3, 12.4, 14.8; runtime_cpp/kernel/). The compiler emits each kernel's nv_kernel followed
@@ -525,6 +532,13 @@ void nv_launch(const nv_kernel* k, void** args, const int64_t grid[3], const int
                int64_t smem, const char* site);
 int32_t nv_gpu_available(void);            /* nv_cuda_active() */
 void nv_gpu_sync(void);                    /* the calling thread's launches are done */
+/* gpu_stream() (a collected object holding the CUDA stream, made when a GPU is in use), a
+ * launch on one (runtime error on nil) and gpu_sync(s). On the CPU launches are synchronous,
+ * so each stream's launches run in order. */
+void* nv_gpu_stream(void);
+void nv_launch_on(const nv_kernel* k, void** args, const int64_t grid[3], const int64_t block[3],
+                  int64_t smem, void* stream, const char* site);
+void nv_gpu_stream_sync(void* stream);
 /* The object owning `T[]` memory: a T[] value is {addr, owner}. Host memory is inside the
  * (collected) object; device memory is freed by its finalizer. */
 typedef struct NvBuffer { void* addr; int64_t bytes; int32_t device; } NvBuffer;

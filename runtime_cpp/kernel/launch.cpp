@@ -156,11 +156,13 @@ void check_device_args(const nv_kernel* k, void** args, const char* params) {
     }
 }
 
-}  // namespace
+// A gpu_stream() object (docs/phase2.md): the CUDA stream, made when a GPU is in use.
+struct NvStream {
+    void* cu;
+};
 
-extern "C" void nv_launch(const nv_kernel* k, void** args, const int64_t grid[3],
-                          const int64_t block[3], int64_t smem, const char* site) {
-    site = rt_shown_path(site);
+void launch(const nv_kernel* k, void** args, const int64_t grid[3], const int64_t block[3],
+            int64_t smem, NvStream* stream, const char* site) {
     for (int i = 0; i < 3; i++)
         if (block[i] < 1)
             rt_panicf("block dimensions %lld x %lld x %lld: each must be at least 1",
@@ -185,10 +187,39 @@ extern "C" void nv_launch(const nv_kernel* k, void** args, const int64_t grid[3]
     if (total == 0) return;              // a zero grid dimension launches nothing (12.3)
     if (k->ptx && nv_cuda_active()) {
         check_device_args(k, args, d->params);
-        nv_cuda_launch(k, args, grid, block, smem, site);
+        if (stream)
+            nv_cuda_launch_on(k, args, grid, block, smem, stream->cu, site);
+        else
+            nv_cuda_launch(k, args, grid, block, smem, site);
         return;
     }
-    run_on_cpu(k, args, grid, block, smem, total);
+    run_on_cpu(k, args, grid, block, smem, total);   // synchronous: in order on every stream
+}
+
+}  // namespace
+
+extern "C" void nv_launch(const nv_kernel* k, void** args, const int64_t grid[3],
+                          const int64_t block[3], int64_t smem, const char* site) {
+    launch(k, args, grid, block, smem, nullptr, rt_shown_path(site));
+}
+
+extern "C" void nv_launch_on(const nv_kernel* k, void** args, const int64_t grid[3],
+                             const int64_t block[3], int64_t smem, void* stream,
+                             const char* site) {
+    if (!stream) rt_panic("launch on a nil gpu_stream");
+    launch(k, args, grid, block, smem, (NvStream*)stream, rt_shown_path(site));
+}
+
+extern "C" void* nv_gpu_stream(void) {
+    NvStream* s = (NvStream*)rt_alloc(sizeof(NvStream));
+    s->cu = nv_cuda_active() ? nv_cuda_stream_new() : nullptr;
+    return s;
+}
+
+extern "C" void nv_gpu_stream_sync(void* stream) {
+    if (!stream) rt_panic("gpu_sync of a nil gpu_stream");
+    void* cu = ((NvStream*)stream)->cu;
+    if (cu) nv_cuda_stream_sync(cu);
 }
 
 extern "C" int32_t nv_gpu_available(void) { return nv_cuda_active() ? 1 : 0; }

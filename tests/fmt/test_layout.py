@@ -91,6 +91,9 @@ def test_canonical_layout_and_idempotence():
     ("def Vec +(Vec a, Vec b)\n    return a\ndef bool and(Vec a, Vec b)\n    return true\n",
      "def Vec +(Vec a, Vec b)\n    return a\n\ndef bool and(Vec a, Vec b)\n    return true\n"),
     ("\ufeff\tmain\n\t\tprint(1)\t# c\n", "main\n    print(1)  # c\n"),
+    # compile-time lists stay tight after `)`; a spaced `<` after `)` compares (docs/phase2.md)
+    ("main\n    launch [1] [4]  on s  k(x)<4,2*8>\n    print(f(x) <3, f(x)<3)\n",
+     "main\n    launch [1] [4] on s k(x)<4, 2 * 8>\n    print(f(x) < 3, f(x)<3)\n"),
 ])
 def test_rules(src, want):
     assert format_text(src, "r.nv") == want

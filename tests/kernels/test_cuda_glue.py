@@ -66,6 +66,17 @@ def test_alloc_copy_launch_roundtrip(glue):
     assert lines.count("free") == 2
 
 
+def test_explicit_streams_launch_in_order_and_copies_wait_for_them(glue):
+    p = run(glue, "streams")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout == "4 5\n"
+    lines = [x for x in log(glue, "streams") if x.startswith(("stream", "on stream", "sync"))]
+    # stream 1 is the thread's (the first copy), stream 2 the explicit one; the last launch
+    # on 2 is waited for before the copy back on 1
+    assert lines == ["stream 1", "sync 1", "sync 1", "stream 1", "on stream 2", "on stream 2",
+                     "sync 2", "on stream 2", "sync 2", "sync 1"]
+
+
 def test_caching_allocator_reuses_blocks_per_stream(glue):
     p = run(glue, "cache")
     assert p.returncode == 0, p.stderr
@@ -115,3 +126,22 @@ def test_sync_each_launch_blames_the_launch(glue):
     p = run(glue, "fault", NEVE_CUDA_SYNC="1")
     assert p.returncode == 1 and "kernel 'fault'" in p.stderr
     assert "NEVE_CUDA_SYNC=1 reports" not in p.stderr
+
+
+def test_neve_streams_program_on_the_fake_driver(glue, tmp_path):
+    """The golden streams program with the fake driver as its GPU: gpu_stream() makes a CUDA
+    stream (after the thread's own), its launches name it, and the results are the CPU's."""
+    import sys
+    prog = Path(__file__).parents[1] / "programs" / "s12_kernels" / "phase2" / "streams.nv"
+    e = {k: v for k, v in os.environ.items() if k != "NEVE_DEVICE"}
+    e.update(LD_LIBRARY_PATH=str(glue / "fake"), FAKE_CUDA_LOG=str(tmp_path / "log"))
+    p = subprocess.run([str(Path(sys.executable).parent / "nsm"), "run", str(prog)], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=300, env=e)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.splitlines() == ["[30.0, 50.0, 70.0, 90.0]", "[8.0, 8.0, 8.0, 8.0]",
+                                     "[90.0, 70.0, 50.0, 30.0]"]
+    lines = (tmp_path / "log").read_text().splitlines()
+    assert lines.count("stream 1") == 3                 # the thread's stream, then s and t
+    ons = [x for x in lines if x.startswith("on stream")]
+    assert ons == ["on stream 2", "on stream 3", "on stream 2", "on stream 3", "on stream 3",
+                   "on stream 2"]

@@ -19,10 +19,10 @@ syn keyword neveKernelVar tz warp
 syn keyword neveKernelFunc atomic_add cp_async16 cp_commit_group cp_wait_group ldmatrix_x2 ldmatrix_x4 mma_16x8x16 shared shfl_down shfl_sync shfl_xor syncthreads
 syn keyword neveBuiltin abs arange_float arange_int argv assert bf16_to_float buffer ceil clock copy cos device_buffer
 syn keyword neveBuiltin dir_exists end_timer eprint erf exit exp file_exists float_to_bf16 floor flush getenv glob
-syn keyword neveBuiltin gpu_available gpu_sync isa isinf isnan len list_dir log log2 make_dir max min
-syn keyword neveBuiltin ones pow print printl randint randn randu read_bytes read_file read_lines remove_dir remove_file
-syn keyword neveBuiltin rename round seed sin size_of sleep sorted sqrt start_timer tanh temp_dir thread_slot_get
-syn keyword neveBuiltin thread_slot_set time to_array to_buffer to_char to_device to_f64 to_float to_int write_file zeros
+syn keyword neveBuiltin gpu_available gpu_stream gpu_sync isa isinf isnan len list_dir log log2 make_dir max
+syn keyword neveBuiltin min ones pow print printl randint randn randu read_bytes read_file read_lines remove_dir
+syn keyword neveBuiltin remove_file rename round seed sin size_of sleep sorted sqrt start_timer tanh temp_dir
+syn keyword neveBuiltin thread_slot_get thread_slot_set time to_array to_buffer to_char to_device to_f64 to_float to_int write_file zeros
 syn match neveComment "#.*$" contains=@Spell
 syn match neveEscape contained "\\\([ntr0\\"']\|x\x\x\|u{\x\{1,6}}\)"
 syn region neveString start=+"+ skip=+\\\\\|\\"+ end=+"\|$+ contains=neveEscape

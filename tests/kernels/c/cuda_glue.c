@@ -21,6 +21,13 @@ static void launch(const char* name, const char* ptx, const char* entry, void* y
     nv_cuda_launch(k, args, grid, block, smem, "glue.nv:7:5");
 }
 
+static void launch_on(void* stream, void* y, int64_t n) {
+    static nv_kernel k = {"add_one", 0, PTX, "add_one"};
+    void* args[] = {&y, &n};
+    int64_t grid[3] = {1, 1, 1}, block[3] = {32, 1, 1};
+    nv_cuda_launch_on(&k, args, grid, block, 0, stream, "glue.nv:7:5");
+}
+
 static void* other_thread(void* p) {
     (void)p;
     float* d = nv_cuda_alloc(4);
@@ -79,6 +86,19 @@ int main(int argc, char** argv) {
         GC_word reused = GC_get_gc_no();
         for (int i = 0; i < 20; i++) nv_cuda_alloc(2 << 20);                 /* 80 MiB in all */
         printf("%d %d\n", reused == before, GC_get_gc_no() > reused);
+        return 0;
+    }
+    if (!strcmp(what, "streams")) {   /* gpu_stream(): launches on it, waits for it */
+        float host[2] = {1, 2}, back[2];
+        float* d = nv_cuda_alloc(sizeof host);
+        nv_cuda_copy(d, host, sizeof host);          /* the thread's stream: stream 1 */
+        void* s = nv_cuda_stream_new();              /* stream 2 */
+        launch_on(s, d, 2);
+        launch_on(s, d, 2);
+        nv_cuda_stream_sync(s);
+        launch_on(s, d, 2);
+        nv_cuda_copy(back, d, sizeof back);          /* waits for stream 2 first */
+        printf("%g %g\n", back[0], back[1]);
         return 0;
     }
     if (!strcmp(what, "events")) {

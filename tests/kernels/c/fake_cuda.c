@@ -53,11 +53,17 @@ CUresult cuDeviceGetCount(int* n) { *n = 1; return 0; }
 CUresult cuDeviceGet(int* d, int i) { *d = i; return 0; }
 CUresult cuDevicePrimaryCtxRetain(void** c, int d) { (void)d; *c = (void*)0x1; return 0; }
 CUresult cuCtxSetCurrent(void* c) { (void)c; logf_("ctx", 0, 0, 0); return 0; }
-CUresult cuStreamCreate(void** s, unsigned f) { *s = malloc(1); logf_("stream %ld", f, 0, 0); return 0; }
+/* A stream is its number (1, 2, ... in creation order), logged by launches and waits. */
+static long nstreams;
+CUresult cuStreamCreate(void** s, unsigned f) {
+    *s = malloc(sizeof(long));
+    *(long*)*s = ++nstreams;
+    logf_("stream %ld", f, 0, 0);
+    return 0;
+}
 CUresult cuStreamDestroy_v2(void* s) { free(s); return 0; }
 CUresult cuStreamSynchronize(void* s) {
-    (void)s;
-    logf_("sync", 0, 0, 0);
+    logf_("sync %ld", *(long*)s, 0, 0);
     if (sticky) return sticky;
     return 0;
 }
@@ -80,9 +86,10 @@ CUresult cuModuleGetFunction(void** f, void* m, const char* name) {
 CUresult cuFuncSetAttribute(void* f, int a, int v) { (void)f; logf_("attr %ld %ld", a, v, 0); return 0; }
 CUresult cuLaunchKernel(void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned smem, void* s, void** args, void** extra) {
-    (void)s; (void)extra; (void)gy; (void)gz; (void)by; (void)bz;
+    (void)extra; (void)gy; (void)gz; (void)by; (void)bz;
     const char* name = f;
     logf_("launch %ld %ld %ld", (long)gx * gy * gz, (long)bx * by * bz, smem);
+    logf_("on stream %ld", *(long*)s, 0, 0);
     twin_fn cpu = twin_of(name);
     if (cpu) {
         log_name("twin", name);   /* after its "launch" line: which kernel ran */
