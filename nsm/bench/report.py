@@ -109,7 +109,8 @@ def build(o, cfg: dict, files, results: dict, gpu: dict, per_epoch: int) -> dict
                     "batches_per_epoch": per_epoch},
            "device": gpu, "environment": environment(o.threads), "systems": {}}
     for name, r in results.items():
-        rep["systems"][name] = {"summary": summarize(r, o.batch), "raw": r}
+        # global images per step: rank 0 times the steps of an N-rank run (scaling.py)
+        rep["systems"][name] = {"summary": summarize(r, o.batch * r.get("ranks", 1)), "raw": r}
     if "frost" in results and "torch" in results:
         f, t = rep["systems"]["frost"]["summary"], rep["systems"]["torch"]["summary"]
         lf, lt = results["frost"]["loss"], results["torch"]["loss"]
@@ -142,7 +143,7 @@ def plot(rep: dict, path: Path) -> None:
         r = sysrep["raw"]
         xs = range(1, len(r["loss"]) + 1)
         ax1.plot(xs, r["loss"], label=name)
-        ax2.plot(xs, [batch / s for s in r["step_s"]], label=name)
+        ax2.plot(xs, [batch * r.get("ranks", 1) / s for s in r["step_s"]], label=name)
     warm = rep["config"]["warmup"]
     for ax in (ax1, ax2):
         if warm:
@@ -193,6 +194,9 @@ def print_table(rep: dict, out: Path) -> None:
                   f"  (first-step loss relative difference {h['first_loss_rel_diff']:.1e}; "
                   f"largest over the first {h['first_steps_compared']} steps "
                   f"{h['loss_max_abs_diff_first_steps']:.2e})")
+    from .scaling import line
+    if line(rep):
+        con.print(line(rep))
     con.print(f"data: {rep['data']['description']}")
     con.print(f"device: {rep['device']['note']}")
     con.print(f"report: {out / 'report.json'}  plot: {out / 'plot.png'}")
