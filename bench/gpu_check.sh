@@ -8,7 +8,9 @@
 #   4. nsm bench resnet18 --device cuda --steps 50, against torch on the same GPU when a CUDA
 #      torch is importable (its version is recorded), else against the CPU figures;
 #   5. saxpy and reduction bandwidth as fractions of device-to-device copy bandwidth, and one
-#      AdamW step's bandwidth through Frost (bench/gpu/adamw.nv, CUDA events).
+#      AdamW step's bandwidth through Frost (bench/gpu/adamw.nv, CUDA events);
+#   6. frost/distributed's NCCL path at world size 1 (bench/distributed/nccl_check.sh; skipped
+#      with a note when no libnccl.so.2 is installed).
 # Fails fast, with the reason, when no GPU is usable. Results go to bench/out/gpu/ ($OUT).
 # On a lent machine without a venv: PY=python3 with the carried build, see bench/README.md.
 set -euo pipefail
@@ -77,4 +79,8 @@ fi
 stamp "bandwidth (saxpy, reduction, Frost AdamW) vs cuMemcpyDtoD"
 "$PY" bench/gpu_bench.py --n "${N:-50000000}" --json "$OUT/bandwidth.json" | tee "$OUT/bandwidth.txt"
 NEVE_DEVICE=cuda "${NSM[@]}" run --release bench/gpu/adamw.nv "${ADAMW_N:-16000000}" | tee "$OUT/adamw.txt"
+stamp "frost/distributed over NCCL, world size 1"
+rc=0
+OUT="$OUT" PY="$PY" bench/distributed/nccl_check.sh || rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 2 ] || exit "$rc"
 stamp "gpu_check: all passed; results in $OUT/"

@@ -53,7 +53,6 @@ void frost__dist_abort(int64_t code, const char* msg);
 const char* frost__nccl_error(void);
 int64_t frost__nccl_init(void);
 int64_t frost__nccl_active(void);
-int64_t frost__nccl_version(void);
 void frost__nccl_all_reduce(float* buf, int64_t n, int64_t op);
 void frost__nccl_broadcast(float* buf, int64_t n, int64_t root);
 void frost__nccl_all_gather(const float* send, int64_t n, float* recv);

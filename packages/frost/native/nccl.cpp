@@ -36,7 +36,6 @@ struct UniqueId {
 constexpr int kFloat32 = 7;
 
 struct Nccl {
-    Result (*get_version)(int*);
     Result (*get_unique_id)(UniqueId*);
     Result (*comm_init_rank)(Comm*, int, UniqueId, int);
     Result (*comm_destroy)(Comm);
@@ -112,8 +111,7 @@ int64_t frost__nccl_init(void) {
     }
     void* h = load();
     if (!h) return -1;
-    bool ok = sym(h, nccl.get_version, "ncclGetVersion") &&
-              sym(h, nccl.get_unique_id, "ncclGetUniqueId") &&
+    bool ok = sym(h, nccl.get_unique_id, "ncclGetUniqueId") &&
               sym(h, nccl.comm_init_rank, "ncclCommInitRank") &&
               sym(h, nccl.comm_destroy, "ncclCommDestroy") &&
               sym(h, nccl.error_string, "ncclGetErrorString") &&
@@ -132,12 +130,6 @@ int64_t frost__nccl_init(void) {
 }
 
 int64_t frost__nccl_active(void) { return g_comm ? 1 : 0; }
-
-int64_t frost__nccl_version(void) {
-    int v = 0;
-    if (nccl.get_version) nccl.get_version(&v);
-    return v;
-}
 
 void frost__nccl_all_reduce(float* buf, int64_t n, int64_t op) {
     check(nccl.all_reduce(buf, buf, (size_t)n, kFloat32, op_of(op), g_comm, stream()), "ncclAllReduce");
