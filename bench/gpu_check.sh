@@ -13,6 +13,8 @@
 #      against the nvcc-built mma.sync kernel of the same tiling (goal >= 0.60) and cuBLAS.
 #   7. Frost's GEMM in TFLOP/s through cuBLAS (the nvidia-cublas wheel or the system's) and
 #      through its own kernel (NEVE_CUBLAS_LIB=none), bench/gpu/gemm.nv.
+#   8. frost/distributed's NCCL path at world size 1 (bench/distributed/nccl_check.sh; skipped
+#      with a note when no libnccl.so.2 is installed).
 # Fails fast, with the reason, when no GPU is usable. Results go to bench/out/gpu/ ($OUT).
 # On a lent machine without a venv: PY=python3 with the carried build, see bench/README.md.
 set -euo pipefail
@@ -87,4 +89,8 @@ stamp "GEMM TFLOP/s: cuBLAS, then Frost's kernel"
 NEVE_DEVICE=cuda "${NSM[@]}" run --release bench/gpu/gemm.nv "${GEMM_N:-4096}" 10 | tee "$OUT/gemm.txt"
 NEVE_DEVICE=cuda NEVE_CUBLAS_LIB=none "${NSM[@]}" run --release bench/gpu/gemm.nv "${GEMM_N:-4096}" 2 \
     | tee -a "$OUT/gemm.txt"
+stamp "frost/distributed over NCCL, world size 1"
+rc=0
+OUT="$OUT" PY="$PY" bench/distributed/nccl_check.sh || rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 2 ] || exit "$rc"
 stamp "gpu_check: all passed; results in $OUT/"

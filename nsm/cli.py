@@ -414,6 +414,10 @@ def _bench_options(model: str, steps: int):
                          help="Test accuracy (BN running statistics) at the end."),
             click.option("--channels-last", is_flag=True,
                          help="PyTorch side in channels_last memory format."),
+            click.option("--nproc", type=click.IntRange(min=1), default=1, show_default=True,
+                         metavar="N", help="Also train Frost as N data-parallel ranks (mpirun, "
+                         "dist.DataParallel): global images/s and scaling efficiency; --threads "
+                         "is per rank (default: cores / N)."),
             click.option("--omp-wait-policy", type=click.Choice(["passive", "active", "default"]),
                          default="passive", show_default=True,
                          help="OMP_WAIT_POLICY of both systems (default: leave it unset)."),
@@ -452,6 +456,12 @@ def _run_bench(o, kw: dict, run, print_table) -> None:
     print_table(rep, Path(o.out).resolve())
 
 
+def _threads_per_rank(kw: dict, given) -> None:
+    """With --nproc N and no --threads, each rank gets cores / N threads."""
+    if kw.get("nproc", 1) > 1 and "threads" not in given:
+        kw["threads"] = max(1, (os.cpu_count() or 1) // kw["nproc"])
+
+
 def _bench_resnet(model: str, **kw) -> None:
     from .bench.resnet import Options, original_preset, run
     from .bench.report import print_table
@@ -459,6 +469,7 @@ def _bench_resnet(model: str, **kw) -> None:
     preset = kw.pop("preset")
     given = {k: v for k, v in kw.items()
              if click.get_current_context().get_parameter_source(k).name != "DEFAULT"}
+    _threads_per_rank(kw, given)
     if preset == "original":
         original_preset(o)
         o.preset = preset
@@ -502,10 +513,15 @@ def resnet20(**kw) -> None:
 @click.option("--threads", type=int, default=2, show_default=True)
 @click.option("--seed", type=int, default=1337, show_default=True)
 @click.option("--out", default="bench-out/gpt", show_default=True)
+@click.option("--nproc", type=click.IntRange(min=1), default=1, show_default=True, metavar="N",
+              help="Also train Frost as N data-parallel ranks (mpirun, dist.DataParallel): global "
+                   "tokens/s and scaling efficiency; --threads is per rank (default: 2 / N).")
 def gpt(**kw) -> None:
     """Character-level GPT on Tiny Shakespeare (nanoGPT's CPU configuration)."""
     from .bench.gpt import Options, print_table, run
     o = Options(argv=sys.argv[1:])
+    if kw["nproc"] > 1 and click.get_current_context().get_parameter_source("threads").name == "DEFAULT":
+        kw["threads"] = max(1, kw["threads"] // kw["nproc"])
     _run_bench(o, kw, run, print_table)
 
 

@@ -8,7 +8,9 @@ Plan of one run (all files under the --out folder):
    step's gradients) and frost.json (per-step times and losses, evaluations);
 3. PyTorch (--compare torch): gpt_torch.py in its own process from init.safetensors on the same
    batches; it checks its first-step gradients against Frost's and writes torch.json;
-4. the report (report.json, plot.png with both loss curves, the table).
+4. with --nproc N: the Frost driver again as N DataParallel ranks through mpirun (scaling.py),
+   each train line of batches.txt holding N x batch offsets, of which a rank takes every N-th;
+5. the report (report.json, plot.png with both loss curves, the table).
 Defaults are nanoGPT's CPU configuration of shakespeare_char (README of github.com/karpathy/nanoGPT:
 4 layers, 4 heads, 128 dims, context 64, batch 12, dropout 0, AdamW lr 1e-3 with 100 warm-up
 iterations and cosine decay to 1e-4, betas (0.9, 0.99), weight decay 0.1 on matrices, gradient
@@ -58,6 +60,7 @@ class Options:
     text: str = str(TEXT)
     out: str = "bench-out/gpt"
     compare: tuple[str, ...] = ()
+    nproc: int = 1
     argv: list[str] = field(default_factory=list)
 
 
@@ -75,7 +78,8 @@ def write_batches(o: Options, out: Path) -> None:
     rng = np.random.default_rng(o.seed)
     lines = []
     for _ in range(o.warmup + o.steps):
-        lines.append("train " + " ".join(map(str, rng.integers(0, n_train - o.block_size, o.batch))))
+        lines.append("train " + " ".join(map(str, rng.integers(0, n_train - o.block_size,
+                                                               o.batch * o.nproc))))
     for split, n in (("train", n_train), ("val", n_val)):
         for _ in range(o.eval_iters):
             lines.append(f"eval {split} " + " ".join(map(str, rng.integers(0, n - o.block_size, o.batch))))
@@ -89,7 +93,7 @@ def config(o: Options, out: Path) -> dict:
                 n_embd=o.n_embd, lr=o.lr, min_lr=o.min_lr, warmup_iters=o.warmup_iters,
                 lr_decay_iters=o.lr_decay_iters or (o.warmup + o.steps), beta1=o.beta1,
                 beta2=o.beta2, weight_decay=o.weight_decay, grad_clip=o.grad_clip,
-                eval_interval=o.eval_interval, threads=o.threads, seed=o.seed)
+                eval_interval=o.eval_interval, threads=o.threads, seed=o.seed, stride=o.nproc)
 
 
 def run(o: Options, echo=print) -> dict:
@@ -103,6 +107,8 @@ def run(o: Options, echo=print) -> dict:
         raise NsmError(f"--n-embd {o.n_embd} is not a multiple of --n-head {o.n_head}")
     if not Path(o.text).is_file():
         raise NsmError(f"{o.text}: no such text file")
+    from . import scaling
+    scaling.check(o.nproc, o.compare)
     out = Path(o.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     write_batches(o, out)
@@ -129,6 +135,13 @@ def run(o: Options, echo=print) -> dict:
                                                env_t.get("PYTHONPATH", "")])
         cmd = [sys.executable, "-m", "nsm.bench.gpt_torch", str(out / "config.json")]
         results["torch"] = run_side("torch", cmd, env_t, out)
+    if o.nproc > 1:
+        n = o.nproc
+        (out / f"config_n{n}.txt").write_text(_kv(dict(cfg, result=f"frost_n{n}")))
+        (out / f"frost_n{n}.json").unlink(missing_ok=True)
+        echo(f"frost: the same as {n} ranks (dist.DataParallel, mpirun), batch {o.batch} and "
+             f"{o.threads} threads each")
+        results[scaling.name(n)] = scaling.run_ranks(exe, out / f"config_n{n}.txt", n, env, out)
     rep = build_report(o, cfg, results)
     write_atomic(out / "report.json", json.dumps(rep, indent=1, default=str))
     plot(rep, out / "plot.png")
@@ -142,11 +155,16 @@ def build_report(o: Options, cfg: dict, results: dict) -> dict:
     rep = {"benchmark": "gpt", "options": asdict(o), "config": cfg,
            "environment": environment(o.threads), "systems": {}}
     for name, r in results.items():
-        s = summarize(r, tokens)
+        s = summarize(r, tokens * r.get("ranks", 1))
         s["tokens_per_s"] = s.pop("images_per_s")
         s.pop("images_per_s_mean")
         s["final_val_loss"] = r["val_loss"][-1] if r.get("val_loss") else None
         rep["systems"][name] = {"summary": s, "raw": r}
+    if o.nproc > 1:
+        from . import scaling
+        rep["scaling"] = scaling.summary(rep["systems"]["frost"]["summary"],
+                                         rep["systems"][scaling.name(o.nproc)]["summary"], o.nproc,
+                                         "tokens_per_s")
     if "frost" in results and "torch" in results:
         f, t = rep["systems"]["frost"]["summary"], rep["systems"]["torch"]["summary"]
         lf, lt = results["frost"]["loss"], results["torch"]["loss"]
@@ -169,7 +187,8 @@ def plot(rep: dict, path: Path) -> None:
         ax1.plot(range(1, len(r["loss"]) + 1), r["loss"], label=f"{name} train", linewidth=0.8)
         if r.get("val_loss"):
             ax1.plot(r["eval_steps"], r["val_loss"], "o-", label=f"{name} validation")
-        ax2.plot(range(1, len(r["step_s"]) + 1), [tokens / s for s in r["step_s"]], label=name)
+        ax2.plot(range(1, len(r["step_s"]) + 1), [tokens * r.get("ranks", 1) / s for s in r["step_s"]],
+                 label=name)
     ax1.set_xlabel("step")
     ax1.set_ylabel("loss (nats/char)")
     ax2.set_xlabel("step")
@@ -207,4 +226,7 @@ def print_table(rep: dict, out: Path) -> None:
         con.print(f"[bold]Frost/PyTorch step time: {h['step_time_ratio_frost_over_torch']:.2f}x[/bold]"
                   f"  (goal <= 1.0; first-step loss relative difference {h['first_loss_rel_diff']:.1e}, "
                   f"gradients {'-' if g is None else f'{g:.1e}'}; goal 1e-4)")
+    from .scaling import line
+    if line(rep):
+        con.print(line(rep))
     con.print(f"report: {out / 'report.json'}  plot: {out / 'plot.png'}")

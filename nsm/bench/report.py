@@ -118,7 +118,8 @@ def build(o, cfg: dict, files, results: dict, gpu: dict, per_epoch: int) -> dict
                     "batches_per_epoch": per_epoch},
            "device": gpu, "environment": environment(o.threads), "systems": {}}
     for name, r in results.items():
-        rep["systems"][name] = {"summary": summarize(r, o.batch), "raw": r}
+        # global images per step: rank 0 times the steps of an N-rank run (scaling.py)
+        rep["systems"][name] = {"summary": summarize(r, o.batch * r.get("ranks", 1)), "raw": r}
     rep["memory_goals"] = memory_goals.resnet(rep["systems"])
     if "frost" in results and "torch" in results:
         f, t = rep["systems"]["frost"]["summary"], rep["systems"]["torch"]["summary"]
@@ -178,7 +179,7 @@ def plot(rep: dict, path: Path) -> None:
         r = sysrep["raw"]
         xs = range(1, len(r["loss"]) + 1)
         ax1.plot(xs, r["loss"], label=name)
-        ax2.plot(xs, [batch / s for s in r["step_s"]], label=name)
+        ax2.plot(xs, [batch * r.get("ranks", 1) / s for s in r["step_s"]], label=name)
     warm = rep["config"]["warmup"]
     for ax in (ax1, ax2):
         if warm:
@@ -235,6 +236,9 @@ def print_table(rep: dict, out: Path) -> None:
         verdict = "[green]PASS[/green]" if g["passed"] else "[red]FAIL[/red]"
         note = "" if g["applies"] else "  (not the goal's batch/threads: indicative only)"
         con.print(f"goal: {g['goal']}: {g['value']:.2f} {verdict}{note}")
+    from .scaling import line
+    if line(rep):
+        con.print(line(rep))
     for g in rep.get("memory_goals", []):
         con.print(memory_goals.text(g, rep["benchmark"]))
     print_profile(con, rep)

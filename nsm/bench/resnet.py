@@ -7,7 +7,8 @@ Plan of one run (all files under the --out folder):
    init.safetensors (its initial weights) and frost.json (per-step times, losses, ...);
 3. PyTorch (--compare torch): torch_side.py in its own process, from init.safetensors, on the same
    batches; writes torch.json;
-4. report.py: statistics, report.json, plot.png, the table.
+4. with --nproc N: the Frost driver again as N DataParallel ranks through mpirun (scaling.py);
+5. report.py: statistics, report.json, plot.png, the table.
 Peak RSS is each process's own (VmHWM sampled while it runs; see run_process). Threads: OMP_NUM_THREADS and NEVE_KERNEL_THREADS for
 Frost, torch.set_num_threads (and OMP_NUM_THREADS) for PyTorch.
 """
@@ -59,6 +60,7 @@ class Options:
     omp_wait_policy: str = "passive"
     profile: bool = True
     preset: str | None = None
+    nproc: int = 1
     argv: list[str] = field(default_factory=list)
 
 
@@ -148,12 +150,14 @@ def prepare(o: Options) -> tuple[Path, data.CifarFiles, int, int]:
         raise NsmError(f"unknown model {o.model!r}", f"one of {', '.join(RESNETS)}")
     if o.batch < 1 or o.steps < 1 or o.warmup < 0 or o.threads < 1:
         raise NsmError("--batch-size, --steps and --threads must be positive, --warmup >= 0")
+    from . import scaling
+    scaling.check(o.nproc, o.compare)
     out = Path(o.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     if o.data_dir:
         files = data.cifar_files(o.data_dir)
     else:
-        n_train = min(10_000, max(o.batch * (o.steps + o.warmup), 2 * o.batch))
+        n_train = min(10_000, max(o.batch * o.nproc * (o.steps + o.warmup), 2 * o.batch * o.nproc))
         if o.epochs:
             n_train = 10_000
         files = data.synthetic_files(out / "data", o.seed, n_train, min(1_000, max(n_train // 10, o.batch)))
@@ -216,6 +220,18 @@ def run(o: Options, echo=print) -> dict:
         env_t["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parents[2]),
                                                env_t.get("PYTHONPATH", "")])
         results["torch"] = run_side("torch", cmd, env_t, out)
+    if o.nproc > 1:
+        from . import scaling
+        n = o.nproc
+        (out / f"config_n{n}.txt").write_text(_kv(dict(cfg, result=f"frost_n{n}", ranks=n)))
+        (out / f"frost_n{n}.json").unlink(missing_ok=True)
+        echo(f"frost: the same as {n} ranks (dist.DataParallel, mpirun), batch {o.batch} and "
+             f"{o.threads} threads each")
+        results[scaling.name(n)] = scaling.run_ranks(exe, out / f"config_n{n}.txt", n, env, out)
     rep = report.build(o, cfg, files, results, gpu, per_epoch)
+    if o.nproc > 1:
+        rep["scaling"] = scaling.summary(rep["systems"]["frost"]["summary"],
+                                         rep["systems"][scaling.name(o.nproc)]["summary"], o.nproc,
+                                         "images_per_s")
     report.write(rep, out)
     return rep

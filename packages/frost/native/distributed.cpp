@@ -41,7 +41,7 @@ struct Api {
     decltype(&MPI_Test) test;
     decltype(&MPI_Abort) abort;
     MPI_Comm world;
-    MPI_Datatype f32;
+    MPI_Datatype f32, byte;
     MPI_Op sum, max, min;
     MPI_Errhandler errors_return;
 };
@@ -221,6 +221,7 @@ int64_t frost__dist_init(void) {
               sym(h, api.allreduce, "MPI_Iallreduce") && sym(h, api.bcast, "MPI_Ibcast") &&
               sym(h, api.allgather, "MPI_Iallgather") && sym(h, api.test, "MPI_Test") && sym(h, api.abort, "MPI_Abort") &&
               sym(h, api.world, "ompi_mpi_comm_world") && sym(h, api.f32, "ompi_mpi_float") &&
+              sym(h, api.byte, "ompi_mpi_byte") &&
               sym(h, api.sum, "ompi_mpi_op_sum") && sym(h, api.max, "ompi_mpi_op_max") &&
               sym(h, api.min, "ompi_mpi_op_min") &&
               sym(h, api.errors_return, "ompi_mpi_errors_return");
@@ -277,6 +278,14 @@ void frost__dist_broadcast(float* buf, int64_t n, int64_t root) {
         MPI_Request req;
         complete(&req, api.bcast(buf + at, c, api.f32, (int)root, api.world, &req), "MPI_Bcast");
     }
+}
+
+void frost__dist_broadcast_bytes(void* buf, int64_t n, int64_t root) {
+    if (!g_active) return;
+    drain();
+    InMpi in("MPI_Bcast");
+    MPI_Request req;
+    complete(&req, api.bcast(buf, (int)n, api.byte, (int)root, api.world, &req), "MPI_Bcast");
 }
 
 void frost__dist_all_gather(const float* send, int64_t n, float* recv) {
