@@ -299,7 +299,7 @@ class KernelChecker:
         from ..lower.regions import Unsupported, plan_kernel
         if sym.kind == "gpu":
             return      # inlined into the kernels that call it, and planned there
-        if not deferred and any(f.kind == "gpu" and f.body is None for f in sym.calls):
+        if not deferred and _unchecked_gpu_callee(sym):
             self.unplanned.append(sym)      # a gpu function defined later: plan_deferred
             return
         try:
@@ -344,3 +344,18 @@ class KernelChecker:
                 if f.scc is not None:
                     self.error(f.span, "recursion is not allowed in kernel code",
                                "gpu functions cannot call themselves, directly or not")
+
+
+def _unchecked_gpu_callee(sym: T.FuncSym) -> bool:
+    """Whether a gpu function that sym reaches through calls (not only directly: the inliner
+    needs every body on the way to a barrier) is not checked yet."""
+    seen, todo = set(), list(sym.calls)
+    while todo:
+        f = todo.pop()
+        if f.kind != "gpu" or id(f) in seen:
+            continue
+        if f.body is None:
+            return True
+        seen.add(id(f))
+        todo.extend(f.calls)
+    return False
