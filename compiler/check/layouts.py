@@ -31,6 +31,10 @@ REG32 = ("i32", "u32", "float")           # element types of 32-bit registers
 HALF16 = ("bf16", "half", "i16", "u16")    # what ldmatrix moves
 SIZES = {"int": 8, "i32": 4, "u32": 4, "float": 4, "f64": 8, "bf16": 2, "half": 2, "i16": 2,
          "u16": 2, "i8": 1, "u8": 1, "u64": 8, "char": 1, "bool": 1}
+# the mangled names of gpu operators (one CPU and one PTX function per symbol)
+OPERATOR_WORDS = {"@": "matmul", "+": "add", "-": "sub", "*": "mult", "/": "div",
+                  "//": "floordiv", "%": "mod", "==": "equal", "!=": "different", "<": "minor",
+                  "<=": "minor_eq", ">": "higher", ">=": "higher_eq", "and": "and", "or": "or"}
 SHAPE_RULE = ("a layout's dimensions are compile-time constants or values fixed for the "
               "launch (kernel parameters, a gpu operator's dimension names)")
 
@@ -328,7 +332,7 @@ class LayoutChecker:
         if isinstance(e.func, A.AddrOf):
             return self.piece_address(e).expr
         self.fail(e.span, "a tile v[h, w](i, j) is an operand of a gpu operator",
-                  "write z += v[h, w](i, j) @ u[h, w](i, j)")
+                  "write z += v[h, w](i, j) OP u[h, w](i, j) for a gpu operator OP, e.g. @")
 
     def tile(self, e: A.Call):
         """`v[h0, h1, ...](t0, t1, ...)`: (the address of its origin, the layout of v)."""
@@ -406,7 +410,7 @@ class LayoutChecker:
         finally:
             self.ctx_restore(saved)
         params += list(shape.values())
-        word = {"@": "matmul"}.get(fd.name, "op")
+        word = OPERATOR_WORDS.get(fd.name, "op")
         sym = T.FuncSym(f"gpu operator {fd.name}", mangle(ms.key, f"gpu_{word}", {}), params,
                         VOID, fd.span, defaults=[None] * len(params))
         sym.ast, sym.scope, sym.env, sym.kind = fd, ms, {}, "gpu"
@@ -422,6 +426,21 @@ class LayoutChecker:
                 if name == op and sym is not None:
                     return sym
         return None
+
+    def is_gpu_operator_use(self, rhs: A.Binary) -> bool:
+        """Whether `z += a OP b` in kernel code calls a gpu operator: always for `@`; for another
+        symbol when an operand is a layout or a tile, or a buffer and that operator is defined
+        (`s += x * y` on numbers stays arithmetic)."""
+        if rhs.op == "@":
+            return True
+        defined = self.gpu_operator(rhs.op) is not None
+        for a in (rhs.left, rhs.right):
+            if isinstance(a, A.Call) and isinstance(a.func, A.MultiIndex):
+                return True
+            v = self.scope.lookup(a.id) if isinstance(a, A.Name) else None
+            if v is not None and (v in self.layouts or defined and isinstance(v.type, BufferT)):
+                return True
+        return False
 
     def gpu_operator_call(self, s: A.Assign):
         """`z += a @ b` in kernel code: the gpu operator's call with (a, b, z) and the values
