@@ -297,6 +297,8 @@ class LayoutChecker:
         """`v{s0, s1, ...}(c0, c1, ...)`: piece c0 of s0 elements of v's storage, in it
         piece c1 of s1 elements, ...: the address v + c0*s0 + c1*s1 + ..."""
         f = e.func
+        if e.cargs:
+            self.fail(e.cargs[0].span, "a piece v{h, w}(i, j) has no compile-time parameters")
         base, info = self.layout_var(f.obj, "v{h, w}(i, j)")
         sizes = []
         for s in f.indices:
@@ -336,6 +338,9 @@ class LayoutChecker:
 
     def tile(self, e: A.Call):
         """`v[h0, h1, ...](t0, t1, ...)`: (the address of its origin, the layout of v)."""
+        if e.cargs:
+            self.fail(e.cargs[0].span, "a tile v[h, w](i, j) has no compile-time parameters",
+                      "its sizes are in the brackets: v[BM, BN](i, j)")
         base, info = self.layout_var(e.func.obj, "a tile")
         hs = [self.kint(h) for h in e.func.indices]
         r = len(info.dims)
