@@ -184,6 +184,8 @@ class LayoutChecker:
         elem = self.layout_elem(te, space)
         dims = []
         for d in te.dims:
+            if isinstance(d, A.Name) and d.id == "smem" and self.scope.lookup("smem") is None:
+                self.fail(d.span, "smem comes last in a layout: layout<T, d0, ..., smem>()")
             x = self.kint(d)
             v = const_value(x)
             if space != "global" and v is None:
