@@ -226,6 +226,7 @@ class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, Foreig
                     if it.init is None:
                         self.error(it.span, f"'var {it.name}' needs an initializer")
                         continue
+                    self.refuse_layout_copy(it.init)
                     init = self.layout_init(it.name, self.expr(it.init))
                     if init.type == Prim("nil"):
                         self.error(it.init.span, "cannot infer a type from nil",

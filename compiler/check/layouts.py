@@ -206,6 +206,15 @@ class LayoutChecker:
         t = BufferT(elem) if space == "smem" else FixedT(elem, info.total)
         return T.Builtin(t, e.span, "k.layout", [], info)
 
+    def refuse_layout_copy(self, e) -> None:
+        """`var w = v` of a layout v: w would silently be its buffer or a copy of its registers,
+        not a layout (docs/phase2.md: a layout cannot be copied)."""
+        v = self.scope.lookup(e.id) if isinstance(e, A.Name) and self.scope else None
+        if v is not None and v in self.layouts:
+            self.fail(e.span, f"a layout cannot be copied: '{e.id}' is {self.layouts[v]}",
+                      f"use its elements {e.id}[i, ...] or its address {e.id}{{0}}; another "
+                      "view of a buffer is var w = layout<T, d0, ...>(buf)")
+
     def layout_init(self, name: str, init: T.Expr) -> T.Expr:
         """`var name = layout<...>(...)`: a register layout of `int` that an mma accumulates
         into holds f32 values (docs/phase2.md)."""
