@@ -447,14 +447,23 @@ class LayoutChecker:
         """Whether `z += a OP b` in kernel code calls a gpu operator: always for `@`; for another
         symbol when an operand is a layout or a tile, or a buffer and that operator is defined
         (`s += x * y` on numbers stays arithmetic)."""
-        if rhs.op == "@":
+        if rhs.op == "@" or self.layout_operand(rhs):
             return True
-        defined = self.gpu_operator(rhs.op) is not None
+        if self.gpu_operator(rhs.op) is None:
+            return False
         for a in (rhs.left, rhs.right):
+            v = self.scope.lookup(a.id) if isinstance(a, A.Name) else None
+            if v is not None and isinstance(v.type, BufferT):
+                return True
+        return False
+
+    def layout_operand(self, e: A.Binary) -> bool:
+        """Whether an operand of e is a tile or names a layout."""
+        for a in (e.left, e.right):
             if isinstance(a, A.Call) and isinstance(a.func, A.MultiIndex):
                 return True
-            v = self.scope.lookup(a.id) if isinstance(a, A.Name) else None
-            if v is not None and (v in self.layouts or defined and isinstance(v.type, BufferT)):
+            v = self.scope.lookup(a.id) if isinstance(a, A.Name) and self.scope else None
+            if v is not None and v in self.layouts:
                 return True
         return False
 
