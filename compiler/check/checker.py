@@ -226,6 +226,7 @@ class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, Foreig
                     if it.init is None:
                         self.error(it.span, f"'var {it.name}' needs an initializer")
                         continue
+                    self.refuse_layout_copy(it.init)
                     init = self.layout_init(it.name, self.expr(it.init))
                     if init.type == Prim("nil"):
                         self.error(it.init.span, "cannot infer a type from nil",
@@ -404,9 +405,15 @@ class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, Foreig
         if len(s.targets) != 1 or len(s.values) != 1:
             self.error(s.span, "compound assignment takes one target and one value")
             return None
-        if s.op == "+" and isinstance(s.values[0], A.Binary) and s.values[0].op == "@" \
-                and self.in_kernel():
+        if s.op == "+" and isinstance(s.values[0], A.Binary) and self.in_kernel() and \
+                self.is_gpu_operator_use(s.values[0]):
             return self.gpu_operator_call(s)            # docs/phase2.md
+        if s.op != "+" and isinstance(s.values[0], A.Binary) and self.in_kernel() and \
+                self.is_gpu_operator_use(s.values[0]):
+            rhs = s.values[0]
+            self.error(s.span, f"a gpu operator is called by the accumulating form z += a "
+                               f"{rhs.op} b, not by '{s.op}='")
+            return None
         target = self.target(s.targets[0])
         if isinstance(target, T.Builtin) and target.name == "cfield":
             return self.cfield_store(s, target)          # refused there, with the form to use

@@ -72,6 +72,11 @@ class DeclChecker:
 
         if isinstance(item, A.FuncDef):
             if item.is_operator and item.kind == "gpu":
+                if any(op == item.name for op, _ in ms.gpu_operators):
+                    self.error(item.span, f"gpu operator '{item.name}' is already defined in "
+                                          f"this module", "a gpu operator has one definition "
+                                          "per symbol: its parameters' types are not overloads")
+                    return
                 ms.gpu_operators.append((item.name, item))       # docs/phase2.md
                 return
             if item.is_operator:

@@ -328,6 +328,9 @@ class ExprChecker(LiteralChecker, FStringChecker):
                     self.fail(e.span, "comparisons do not chain", "write a < b and b < c")
         if e.op == "offby":
             return self.offby(e)
+        if (e.op in ARITH or e.op == "@") and self.layouts and self.layout_operand(e):
+            self.fail(e.span, f"a gpu operator is called by the accumulating form z += a "
+                              f"{e.op} b, not in an expression")
         lt, rt = is_lit_expr(e.left), is_lit_expr(e.right)
         if lt and not rt:
             r = self.expr(e.right)

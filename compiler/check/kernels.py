@@ -299,13 +299,41 @@ class KernelChecker:
         from ..lower.regions import Unsupported, plan_kernel
         if sym.kind == "gpu":
             return      # inlined into the kernels that call it, and planned there
-        if not deferred and any(f.kind == "gpu" and f.body is None for f in sym.calls):
+        if not deferred and _unchecked_gpu_callee(sym):
             self.unplanned.append(sym)      # a gpu function defined later: plan_deferred
+            return
+        if not self.check_static_smem(sym):
             return
         try:
             sym.plan = plan_kernel(sym)      # the CPU lowering reads it (computed once)
         except Unsupported as u:
             self.error(u.span, f"the CPU back end cannot run this kernel: {u.reason}")
+
+    def check_static_smem(self, sym: T.FuncSym) -> bool:
+        """The smem layouts of a kernel and of the gpu functions it reaches (each function's
+        once: they are its .shared arrays) fit the static shared memory of a block."""
+        from ..lower.tir_walk import is_smem_layout, walk
+        from .layouts import SIZES
+        total, seen, todo = 0, set(), [sym]
+        while todo:
+            f = todo.pop(0)
+            if id(f) in seen or f.body is None:
+                continue
+            seen.add(id(f))
+            nodes = list(walk(f.body))
+            todo += [x.func for x in nodes if isinstance(x, T.CallFn) and x.func.kind == "gpu"]
+            for x in sorted((x for x in nodes if is_smem_layout(x)),
+                            key=lambda x: (x.span.line, x.span.col)):
+                size = (x.extra.total or 0) * SIZES[x.extra.elem.name]
+                total += -size // 16 * -16           # each array is 16-byte aligned
+                if total > STATIC_SMEM:
+                    self.error(x.span, f"the static shared memory of kernel '{sym.name}' is "
+                                       f"{total} bytes here, over the {STATIC_SMEM} (48 KiB) "
+                                       f"of a block", "use fewer or smaller smem layouts, or "
+                                       "dynamic shared memory: shared<T>() and launch [g] [b] "
+                                       "[bytes]")
+                    return False
+        return True
 
     @property
     def unplanned(self) -> list:
@@ -344,3 +372,21 @@ class KernelChecker:
                 if f.scc is not None:
                     self.error(f.span, "recursion is not allowed in kernel code",
                                "gpu functions cannot call themselves, directly or not")
+
+
+STATIC_SMEM = 48 * 1024          # bytes of .shared a kernel may declare (sm_80, sm_90)
+
+
+def _unchecked_gpu_callee(sym: T.FuncSym) -> bool:
+    """Whether a gpu function that sym reaches through calls (not only directly: the inliner
+    needs every body on the way to a barrier) is not checked yet."""
+    seen, todo = set(), list(sym.calls)
+    while todo:
+        f = todo.pop()
+        if f.kind != "gpu" or id(f) in seen:
+            continue
+        if f.body is None:
+            return True
+        seen.add(id(f))
+        todo.extend(f.calls)
+    return False

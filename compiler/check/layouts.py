@@ -31,6 +31,10 @@ REG32 = ("i32", "u32", "float")           # element types of 32-bit registers
 HALF16 = ("bf16", "half", "i16", "u16")    # what ldmatrix moves
 SIZES = {"int": 8, "i32": 4, "u32": 4, "float": 4, "f64": 8, "bf16": 2, "half": 2, "i16": 2,
          "u16": 2, "i8": 1, "u8": 1, "u64": 8, "char": 1, "bool": 1}
+# the mangled names of gpu operators (one CPU and one PTX function per symbol)
+OPERATOR_WORDS = {"@": "matmul", "+": "add", "-": "sub", "*": "mult", "/": "div",
+                  "//": "floordiv", "%": "mod", "==": "equal", "!=": "different", "<": "minor",
+                  "<=": "minor_eq", ">": "higher", ">=": "higher_eq", "and": "and", "or": "or"}
 SHAPE_RULE = ("a layout's dimensions are compile-time constants or values fixed for the "
               "launch (kernel parameters, a gpu operator's dimension names)")
 
@@ -180,6 +184,8 @@ class LayoutChecker:
         elem = self.layout_elem(te, space)
         dims = []
         for d in te.dims:
+            if isinstance(d, A.Name) and d.id == "smem" and self.scope.lookup("smem") is None:
+                self.fail(d.span, "smem comes last in a layout: layout<T, d0, ..., smem>()")
             x = self.kint(d)
             v = const_value(x)
             if space != "global" and v is None:
@@ -199,6 +205,15 @@ class LayoutChecker:
             return T.Builtin(buf.type, e.span, "k.layout", [buf], info)
         t = BufferT(elem) if space == "smem" else FixedT(elem, info.total)
         return T.Builtin(t, e.span, "k.layout", [], info)
+
+    def refuse_layout_copy(self, e) -> None:
+        """`var w = v` of a layout v: w would silently be its buffer or a copy of its registers,
+        not a layout (docs/phase2.md: a layout cannot be copied)."""
+        v = self.scope.lookup(e.id) if isinstance(e, A.Name) and self.scope else None
+        if v is not None and v in self.layouts:
+            self.fail(e.span, f"a layout cannot be copied: '{e.id}' is {self.layouts[v]}",
+                      f"use its elements {e.id}[i, ...] or its address {e.id}{{0}}; another "
+                      "view of a buffer is var w = layout<T, d0, ...>(buf)")
 
     def layout_init(self, name: str, init: T.Expr) -> T.Expr:
         """`var name = layout<...>(...)`: a register layout of `int` that an mma accumulates
@@ -293,6 +308,8 @@ class LayoutChecker:
         """`v{s0, s1, ...}(c0, c1, ...)`: piece c0 of s0 elements of v's storage, in it
         piece c1 of s1 elements, ...: the address v + c0*s0 + c1*s1 + ..."""
         f = e.func
+        if e.cargs:
+            self.fail(e.cargs[0].span, "a piece v{h, w}(i, j) has no compile-time parameters")
         base, info = self.layout_var(f.obj, "v{h, w}(i, j)")
         sizes = []
         for s in f.indices:
@@ -328,10 +345,13 @@ class LayoutChecker:
         if isinstance(e.func, A.AddrOf):
             return self.piece_address(e).expr
         self.fail(e.span, "a tile v[h, w](i, j) is an operand of a gpu operator",
-                  "write z += v[h, w](i, j) @ u[h, w](i, j)")
+                  "write z += v[h, w](i, j) OP u[h, w](i, j) for a gpu operator OP, e.g. @")
 
     def tile(self, e: A.Call):
         """`v[h0, h1, ...](t0, t1, ...)`: (the address of its origin, the layout of v)."""
+        if e.cargs:
+            self.fail(e.cargs[0].span, "a tile v[h, w](i, j) has no compile-time parameters",
+                      "its sizes are in the brackets: v[BM, BN](i, j)")
         base, info = self.layout_var(e.func.obj, "a tile")
         hs = [self.kint(h) for h in e.func.indices]
         r = len(info.dims)
@@ -406,7 +426,7 @@ class LayoutChecker:
         finally:
             self.ctx_restore(saved)
         params += list(shape.values())
-        word = {"@": "matmul"}.get(fd.name, "op")
+        word = OPERATOR_WORDS.get(fd.name, "op")
         sym = T.FuncSym(f"gpu operator {fd.name}", mangle(ms.key, f"gpu_{word}", {}), params,
                         VOID, fd.span, defaults=[None] * len(params))
         sym.ast, sym.scope, sym.env, sym.kind = fd, ms, {}, "gpu"
@@ -422,6 +442,30 @@ class LayoutChecker:
                 if name == op and sym is not None:
                     return sym
         return None
+
+    def is_gpu_operator_use(self, rhs: A.Binary) -> bool:
+        """Whether `z += a OP b` in kernel code calls a gpu operator: always for `@`; for another
+        symbol when an operand is a layout or a tile, or a buffer and that operator is defined
+        (`s += x * y` on numbers stays arithmetic)."""
+        if rhs.op == "@" or self.layout_operand(rhs):
+            return True
+        if self.gpu_operator(rhs.op) is None:
+            return False
+        for a in (rhs.left, rhs.right):
+            v = self.scope.lookup(a.id) if isinstance(a, A.Name) else None
+            if v is not None and isinstance(v.type, BufferT):
+                return True
+        return False
+
+    def layout_operand(self, e: A.Binary) -> bool:
+        """Whether an operand of e is a tile or names a layout."""
+        for a in (e.left, e.right):
+            if isinstance(a, A.Call) and isinstance(a.func, A.MultiIndex):
+                return True
+            v = self.scope.lookup(a.id) if isinstance(a, A.Name) and self.scope else None
+            if v is not None and v in self.layouts:
+                return True
+        return False
 
     def gpu_operator_call(self, s: A.Assign):
         """`z += a @ b` in kernel code: the gpu operator's call with (a, b, z) and the values

@@ -148,6 +148,10 @@ class CpuTarget(KernelTarget):
 
     # -------------------------------------------------------- gpu functions
     def declare_gpu(self, lw, sym) -> ir.Function:
+        from .inline_gpu import has_collective
+        if has_collective(sym):       # it has no CPU function: the linker would fail later
+            raise InternalError(f"a call of gpu function {sym.name}, which holds a barrier or a "
+                                "shuffle, reached the CPU lowering without being inlined")
         fn = lw.module.globals.get(sym.symbol)
         if fn is None:
             saved, lw.kt = lw.kt, self

@@ -270,6 +270,11 @@ class _TopLevel:
             o = self.tok
             name = self.opsym()
             params = self.params()
+            if self.at_op("<"):
+                self.error(self.tok.span, "a gpu operator has no compile-time parameters",
+                           "its dimension names take the shapes of its arguments "
+                           "(docs/phase2.md)")
+                self.cparams()
             body = self.block()
             return ast.FuncDef(o.span, name, (), params, ret, body, "gpu", is_operator=True)
         n = self.expect_name("expected function name")

@@ -41,6 +41,8 @@ EXPECT = {
     "atomics.nv": ["atom.global.add.u64", "atom.global.add.u32", "atom.global.add.f32",
                    "atom.global.add.f64"],
     "math_gpu.nv": ["sqrt.rn.f32", "sqrt.rn.f64", "ex2.approx", "cvt.rmi.f32.f32"],
+    # a barrier inlined from a gpu function defined after its kernel
+    "gpu_function_block_reduce.nv": ["bar.sync"],
     # phase 2 (docs/phase2.md): shared layouts in address space 3 and the warp intrinsics
     "layouts.nv": [".shared .align 16 .b8", "st.shared.b32", "ld.shared.b32"],
     "cp_async.nv": ["cp.async.ca.shared.global", "cp.async.commit_group",
