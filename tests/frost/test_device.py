@@ -136,8 +136,46 @@ def test_user_kernel_given_host_memory_names_the_kernel_and_argument(fake, tmp_p
                        env={**__import__("os").environ, **on_cuda(fake, tmp_path / "log")})
     assert p.stdout == "twice cuda:0 [2.0, 2.0, 2.0, 2.0, 2.0]\n"
     assert p.returncode == 1
-    assert ("device_driver.nv:84:5: runtime error: kernel 'twice': argument 'y' is host memory, "
+    assert ("device_driver.nv:86:5: runtime error: kernel 'twice': argument 'y' is host memory, "
             "but the kernel runs on the GPU (pass device memory: device_buffer, to_device, or a "
             'tensor on "cuda")') in p.stderr
     cpu = run_nv(DRIVER, "user", "cpu", cwd=tmp_path, env={"NEVE_DEVICE": "cpu"}).stdout
     assert cpu == "twice cpu [2.0, 2.0, 2.0, 2.0, 2.0]\n" * 2
+
+
+def test_default_device_follows_the_gpu(fake, tmp_path):
+    """LANGUAGE.md 12.4: with a usable GPU (the fake driver) a program that names no device
+    trains on cuda:0, through the int64 kernels for its accuracy counts, with the CPU run's
+    numbers; NEVE_DEVICE=cpu keeps the same program on the CPU."""
+    cpu = run_nv(DRIVER, "default", cwd=tmp_path, env={"NEVE_DEVICE": "cpu"}).stdout
+    log = tmp_path / "calls.log"
+    gpu = run_nv(DRIVER, "default", cwd=tmp_path, env=on_cuda(fake, log)).stdout
+    assert cpu.splitlines()[:3] == ["default cpu", "loss cpu [1.2055221]", "correct cpu int64 2"]
+    assert gpu.splitlines()[0] == "default cuda:0"
+    assert [ln.split()[2] for ln in gpu.splitlines() if ln.startswith("correct")] == \
+        [ln.split()[2] for ln in cpu.splitlines() if ln.startswith("correct")] == ["int64"] * 6
+    c_lines = [ln for ln in cpu.splitlines() if ln.startswith("correct")]
+    assert [ln.replace("cuda:0", "cpu") for ln in gpu.splitlines() if ln.startswith("correct")] == c_lines
+    want, got = parse(cpu), parse(gpu)
+    assert len(want) == len(got) == 6 + 4 + 2
+    for (label, dev, w), (glabel, gdev, g) in zip(want, got):
+        assert (label, dev, gdev) == (glabel, "cpu", "cuda:0")
+        np.testing.assert_allclose(g, w, rtol=2e-6, atol=2e-7)
+    assert got[-2][2].tolist() == [2.5, 6.0, 9.5] and got[-1][2].tolist() == [4.0, 4.0]
+    calls = log.read_text().splitlines()
+    ran = {c.split()[1] for c in calls if c.startswith("twin ")}
+    assert {f"nv_frost__int_kernels_{k}" for k in
+            ["compare_i64_k", "sum_i64_k", "arange_i64_k", "arange_f32_k", "strided_i64_k"]} <= ran
+    # the loader's batches come from pinned buffers
+    assert calls.count("pin 4096") >= 2
+
+
+def test_neve_device_cuda_without_a_gpu_is_an_error(tmp_path):
+    import os
+    env = dict(os.environ, NEVE_DEVICE="cuda", LD_LIBRARY_PATH=str(tmp_path))
+    p = subprocess.run([NSM, "run", str(DRIVER), "default"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=600, env=env)
+    assert p.returncode == 1
+    assert ("runtime error: assertion failed: NEVE_DEVICE=cuda: no usable CUDA device (no driver "
+            "or no GPU); unset NEVE_DEVICE, or set NEVE_DEVICE=cpu for the CPU") in p.stderr
+    assert "Traceback" not in p.stderr

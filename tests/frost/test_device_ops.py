@@ -1,5 +1,6 @@
 """The ops with device kernels of their own (issue 19: convolution, pooling, batch norm, losses,
-max/min/argmax, index_select, gather, embedding) on "cuda" against the fake driver
+max/min/argmax, index_select, gather, embedding, int64 and bool comparisons, exact sums and
+creation) on "cuda" against the fake driver
 (tests/kernels/c/fake_cuda.c, kernels run through their CPU twins): values and gradients equal
 the CPU path's (oneDNN, plain loops) to float rounding, and the fake driver's log shows the
 op's own kernels ran, not host copies."""
@@ -26,6 +27,8 @@ KERNELS = {
                       "extreme_k", "extreme_backward_k"],
     "attention": ["mask_scores_k"],
     "dtypes": ["convert_k"],
+    "int_kernels": ["strided_i64_k", "strided_u8_k", "compare_i64_k", "sum_i64_k",
+                    "arange_i64_k", "arange_f32_k"],
 }
 
 
@@ -43,7 +46,7 @@ def test_device_ops_match_the_cpu_path(fake, tmp_path):  # noqa: F811
     log = tmp_path / "calls.log"
     gpu = rows(run_nv(DRIVER, "ops", "cuda", cwd=tmp_path, env=on_cuda(fake, log)).stdout)
     assert [r[0] for r in cpu] == [r[0] for r in gpu]
-    assert len(cpu) == 54
+    assert len(cpu) == 54 + 8
     for (label, dev, want), (_, gdev, got) in zip(cpu, gpu):
         assert (dev, gdev) == ("cpu", "cuda:0"), label
         assert got.shape == want.shape, label
