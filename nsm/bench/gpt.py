@@ -27,6 +27,7 @@ import numpy as np
 
 from ..errors import NsmError
 from ..files import write_atomic
+from . import options
 from .resnet import _kv, run_side
 
 DRIVER = Path(__file__).parent / "drivers" / "gpt.nv"
@@ -103,8 +104,7 @@ def run(o: Options, echo=print) -> dict:
         raise NsmError(f"--n-embd {o.n_embd} is not a multiple of --n-head {o.n_head}")
     if not Path(o.text).is_file():
         raise NsmError(f"{o.text}: no such text file")
-    out = Path(o.out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
+    out = options.out_folder(o.out)
     write_batches(o, out)
     cfg = config(o, out)
     (out / "config.txt").write_text(_kv(cfg))
