@@ -404,8 +404,8 @@ class Checker(DeclChecker, InheritChecker, MemberChecker, GenericChecker, Foreig
         if len(s.targets) != 1 or len(s.values) != 1:
             self.error(s.span, "compound assignment takes one target and one value")
             return None
-        if s.op == "+" and isinstance(s.values[0], A.Binary) and self.in_kernel() \
-                and self.is_operator_accumulate(s):
+        if s.op == "+" and isinstance(s.values[0], A.Binary) and s.values[0].op == "@" \
+                and self.in_kernel():
             return self.gpu_operator_call(s)            # docs/phase2.md
         target = self.target(s.targets[0])
         if isinstance(target, T.Builtin) and target.name == "cfield":

@@ -406,7 +406,7 @@ class LayoutChecker:
         finally:
             self.ctx_restore(saved)
         params += list(shape.values())
-        word = {"@": "matmul"}.get(fd.name) or OPNAME.get(fd.name, "op")   # one symbol per operator
+        word = {"@": "matmul"}.get(fd.name, "op")
         sym = T.FuncSym(f"gpu operator {fd.name}", mangle(ms.key, f"gpu_{word}", {}), params,
                         VOID, fd.span, defaults=[None] * len(params))
         sym.ast, sym.scope, sym.env, sym.kind = fd, ms, {}, "gpu"
@@ -422,23 +422,6 @@ class LayoutChecker:
                 if name == op and sym is not None:
                     return sym
         return None
-
-    def is_operator_accumulate(self, s: A.Assign) -> bool:
-        """Whether `z += a OP b` in kernel code is a gpu operator's call: always for `@` (which
-        has no other meaning), and for another OP that has a gpu operator when a layout or a
-        tile is among a, b and z (`s += x + y` on numbers stays arithmetic)."""
-        rhs = s.values[0]
-        if rhs.op == "@":
-            return True
-        if self.gpu_operator(rhs.op) is None:
-            return False
-        for a in (rhs.left, rhs.right, s.targets[0]):
-            if isinstance(a, A.Call) and isinstance(a.func, A.MultiIndex):
-                return True
-            if isinstance(a, A.Name) and (v := self.scope.lookup(a.id)) is not None \
-                    and v in self.layouts:
-                return True
-        return False
 
     def gpu_operator_call(self, s: A.Assign):
         """`z += a @ b` in kernel code: the gpu operator's call with (a, b, z) and the values
@@ -575,4 +558,4 @@ class LayoutChecker:
         return x
 
 
-from .expr import OPNAME, Abandon  # noqa: E402 (expr imports this module's users)
+from .expr import Abandon  # noqa: E402 (expr imports this module's users)
