@@ -102,9 +102,11 @@ def run(o: Options, echo=print) -> dict:
                        "--threads must be positive")
     if o.n_embd % o.n_head:
         raise NsmError(f"--n-embd {o.n_embd} is not a multiple of --n-head {o.n_head}")
+    options.out_folder(o.out)          # an error, not a traceback, when it cannot be made
     if not Path(o.text).is_file():
         raise NsmError(f"{o.text}: no such text file")
-    out = options.out_folder(o.out)
+    out = Path(o.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
     write_batches(o, out)
     cfg = config(o, out)
     (out / "config.txt").write_text(_kv(cfg))
