@@ -89,6 +89,7 @@ class Plan:
     items: list
     params: list                      # Decl(param, KArg) statements prepended to the body
     uniform: set = field(default_factory=set)
+    varying: set = field(default_factory=set)     # surely per thread (a loop over them is refused)
     per_thread: set = field(default_factory=set)
     has_return: bool = False
     shuffles: list = field(default_factory=list)
@@ -143,6 +144,7 @@ def plan_kernel(sym: T.FuncSym) -> Plan:
         return plan
     plan.has_return = any(isinstance(x, T.Return) for x in walk(sym.body))
     plan.uniform = uniform_vars(params + body)
+    plan.varying = varying_vars(params + body)
     plan.items = Splitter(plan).split(params + body)
     plan.per_thread = per_thread_vars(plan)
     return plan
@@ -173,8 +175,9 @@ def ranges_as_loops(s):
     return s
 
 
-def defs_and_levels(stmts: list):
-    """Every definition of a local: (var, value or None, at structure level?)."""
+def defs_and_levels(stmts: list, loop_values: bool = False):
+    """Every definition of a local: (var, value or None, at structure level?); with
+    loop_values, a C-style loop's start and step define its variable too."""
     out = []
 
     def visit(s, top: bool):
@@ -188,6 +191,8 @@ def defs_and_levels(stmts: list):
                     out.append((t.var, None, False))
         elif isinstance(s, T.ForC):
             out.append((s.var, None, top and structural(s)))
+            if loop_values:
+                out.extend([(s.var, s.start, False), (s.var, s.step, False)])
         elif isinstance(s, (T.ForEach, T.RangeLoop)):
             for v in ([s.var] if isinstance(s, T.ForEach) else s.vars):
                 out.append((v, None, False))
@@ -246,6 +251,34 @@ def uniform_vars(stmts: list) -> set:
                 cand.discard(v)
                 changed = True
     return cand
+
+
+def varying_vars(stmts: list) -> set:
+    """Locals that surely differ between a block's threads: defined from a thread index, a lane,
+    a warp, a shuffle, a register layout or another such local. Control dependence is ignored,
+    so this is no complement of `uniform_vars` (which is conservative the other way)."""
+    defs = defs_and_levels(stmts, loop_values=True)
+    out: set = set()
+    changed = True
+    while changed:
+        changed = False
+        for v, value, _ in defs:
+            if v not in out and value is not None and varies(value, out):
+                out.add(v)
+                changed = True
+    return out
+
+
+def varies(e, varying: set) -> bool:
+    for x in walk(e):
+        if isinstance(x, T.Local) and x.var in varying:
+            return True
+        if isinstance(x, T.Builtin) and (
+                x.name in ("k.warp", "k.lane", "k.shfl")
+                or x.name == "k.index" and x.extra[0] not in UNIFORM_INDEX
+                or x.name == "k.layout" and x.extra.space == "reg"):
+            return True
+    return False
 
 
 class Splitter:
@@ -323,7 +356,7 @@ class Splitter:
         if isinstance(s, T.ForC):
             for e in (s.start, s.cond, s.step):
                 self.no_shfl(e)
-            if s.var not in self.plan.uniform:
+            if s.var not in self.plan.uniform or s.var in self.plan.varying:
                 raise Unsupported(s.span, "a loop around a barrier whose variable changes per "
                                           "thread")
             return [For(s, self.split(s.body.body))]

@@ -141,28 +141,15 @@ class _Expressions:
                 return e
 
     def at_cargs(self) -> bool:
-        """A compile-time list `f(x)<128, 64>`: a `<` right after the `)`, no space between, then
-        names, integers, `+ - * // %`, parentheses and commas up to a `>` (`f(x) < n` stays a
-        comparison; docs/phase2.md)."""
-        t, close = self.tok, self.toks[self.pos - 1]
-        if not t.is_op("<") or t.span.line != close.span.line or t.span.col != close.span.col + 1:
-            return False
-        depth = 0
-        for u in self.toks[self.pos + 1:]:
-            if depth == 0 and u.is_op(">"):
-                return True
-            if u.is_op("("):
-                depth += 1
-            elif u.is_op(")"):
-                depth -= 1
-                if depth < 0:
-                    return False
-            elif not (u.kind in (T.NAME, T.INT) or u.is_op(*_CARG_OPS)):
-                return False                 # only what a constant integer is written with
-        return False
+        return carg_close(self.toks, self.pos) is not None
 
     def cargs(self) -> tuple[ast.Expr, ...]:
-        o = self.advance()                   # '<'
+        o = self.tok
+        if o.is_op("<-"):                    # `<-3>`: split into '<' and a unary '-'
+            minus = Token(T.OP, "-", Span(o.span.file, o.span.line, o.span.col + 1))
+            o = Token(T.OP, "<", o.span)
+            self.toks[self.pos:self.pos + 1] = [o, minus]
+        self.advance()                       # '<'
         self.enter(o)
         exprs = [self.expr(stop_angle=True)]
         while self.at_op(","):
@@ -410,3 +397,30 @@ def _shifted_tokens(tokenize, source: str, span: Span, diags: Diagnostics) -> li
         diags.error(shift(d.span) if d.span is not None else span, d.message, d.hint, d.notes)
     return [Token(t.kind, t.text, shift(t.span), t.value) for t in toks
             if t.kind not in (T.INDENT, T.DEDENT)]
+
+
+def carg_close(toks: list[Token], i: int) -> int | None:
+    """The index of the `>` closing a compile-time list `f(x)<128, 64>` opened at toks[i], or None:
+    a `<` right after the `)`, no space between, then names, integers, `+ - * // %`,
+    parentheses and commas up to a `>` (`f(x) < n` stays a comparison; docs/phase2.md). Floats,
+    `true` and `false` are taken too, so the checker can say they are not constant integers;
+    `<-3>` starts with the channel arrow `<-`. Shared with `nsm fmt`."""
+    t, close = toks[i], toks[i - 1] if i else None
+    if close is None or not close.is_op(")") or not t.is_op("<", "<-") \
+            or t.span.line != close.span.line or t.span.col != close.span.col + 1:
+        return None
+    depth = 0
+    for j in range(i + 1, len(toks)):
+        u = toks[j]
+        if depth == 0 and u.is_op(">"):
+            return j
+        if u.is_op("("):
+            depth += 1
+        elif u.is_op(")"):
+            depth -= 1
+            if depth < 0:
+                return None
+        elif not (u.kind in (T.NAME, T.INT, T.FLOAT) or u.is_kw("true", "false")
+                  or u.is_op(*_CARG_OPS)):
+            return None                      # only what a constant integer is written with
+    return None

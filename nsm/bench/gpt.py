@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import NsmError
 from ..files import write_atomic
+from . import options
 from .resnet import _kv, run_side
 
 DRIVER = Path(__file__).parent / "drivers" / "gpt.nv"
@@ -105,6 +106,7 @@ def run(o: Options, echo=print) -> dict:
                        "--threads must be positive")
     if o.n_embd % o.n_head:
         raise NsmError(f"--n-embd {o.n_embd} is not a multiple of --n-head {o.n_head}")
+    options.out_folder(o.out)          # an error, not a traceback, when it cannot be made
     if not Path(o.text).is_file():
         raise NsmError(f"{o.text}: no such text file")
     from . import scaling

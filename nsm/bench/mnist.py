@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from ..errors import NsmError
-from . import memory_goals
+from . import memory_goals, options
 from .resnet import run_process
 
 FROST = Path(__file__).parents[2] / "packages" / "frost"
@@ -39,8 +39,8 @@ def run_mnist(compare: tuple[str, ...], epochs: int, threads: int, seed: int,
         raise NsmError(f"unknown MNIST model(s) {', '.join(bad)}", "use mlp, cnn or both")
     if runs < 1:
         raise NsmError("--runs must be at least 1")
-    outp = Path(out).resolve()
-    outp.mkdir(parents=True, exist_ok=True)
+    options.at_least(1, epochs=epochs, threads=threads)
+    outp = options.out_folder(out)
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), NEVE_KERNEL_THREADS=str(threads),
                OMP_WAIT_POLICY="passive", FROST_MNIST=str(FROST / "data" / "mnist"))
     rep = {"benchmark": "mnist", "epochs": epochs, "threads": threads, "seed": seed,

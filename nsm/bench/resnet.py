@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import NsmError
-from . import data
+from . import data, options
 from .torch_models import RESNETS
 
 DRIVER = Path(__file__).parent / "drivers" / "resnet.nv"
@@ -148,6 +148,11 @@ def prepare(o: Options) -> tuple[Path, data.CifarFiles, int, int]:
     """Validate options, make the out folder and the data: (out, files, steps, eval_every)."""
     if o.model not in RESNETS:
         raise NsmError(f"unknown model {o.model!r}", f"one of {', '.join(RESNETS)}")
+    options.at_least(0, epochs=o.epochs, workers=o.workers, crop_pad=o.crop_pad)
+    if not o.lr > 0 or not o.weight_decay >= 0:
+        raise NsmError(f"--lr must be positive and --weight-decay at least 0, got {o.lr} and "
+                       f"{o.weight_decay}")
+    options.out_folder(o.out)          # an error, not a traceback, when it cannot be made
     if o.batch < 1 or o.steps < 1 or o.warmup < 0 or o.threads < 1:
         raise NsmError("--batch-size, --steps and --threads must be positive, --warmup >= 0")
     from . import scaling

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from compiler.parser.expressions import carg_close
 from compiler.tokens import T, TYPE_KEYWORDS
 
 INDENT = "    "
@@ -78,11 +79,25 @@ def comparison(before, op, after) -> bool:
         after is not None and after.kind in LITERALS
 
 
-def space(prev2, prev, cur, stack: list[str], header: bool, lead=None, compares=()) -> str:
+def glued(toks) -> set[int]:
+    """The ids of the tokens written with no space before them in compile-time lists
+    `f(x)<128>` and `f(x)<-3 + n>`: the opening `<` or `<-`, the `-` of a `<-` and the `>`."""
+    ids = set()
+    for k, t in enumerate(toks):
+        j = carg_close(toks, k) if t.is_op("<", "<-") else None
+        if j is not None:
+            ids |= {id(t), id(toks[j])} | ({id(toks[k + 1])} if t.is_op("<-") else set())
+    return ids
+
+
+def space(prev2, prev, cur, stack: list[str], header: bool, lead=None, compares=(),
+          glue=()) -> str:
     """The spacing between `prev` and `cur` on one line; `stack` holds the open brackets
-    (innermost last), `prev2` the token before `prev`, `header` says the line is a def's and
-    `lead` is the first token of the logical line."""
+    (innermost last), `prev2` the token before `prev`, `header` says the line is a def's,
+    `lead` is the first token of the logical line and `glue` holds tokens kept against `prev`."""
     p, c = prev.text, cur.text
+    if id(cur) in glue:
+        return ""
     inner = stack[-1] if stack else None
     if lead is not None and lead.is_kw("import", "from") and "/" in (p, c):
         return ""                                # import frost/nn
@@ -196,9 +211,12 @@ def layout(text: str, tokens: list) -> str:
         compares = {id(t) for k, t in enumerate(toks) if t.kind is T.OP and t.text in ("<", ">")
                     and comparison(toks[k - 1] if k else None, t,
                                    toks[k + 1] if k + 1 < len(toks) else None)}
+        glue = glued(toks)
+        compares -= glue
         for t in toks:
             if prev is not None:
-                parts.append(space(prev2, prev, t, [s[0] for s in stack], header, lead, compares))
+                parts.append(space(prev2, prev, t, [s[0] for s in stack], header, lead, compares,
+                                   glue))
             parts.append(t.text)
             if t.kind is T.OP and t.text in OPEN:
                 # the brackets of a range loop and of launch take no trailing comma

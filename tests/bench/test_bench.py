@@ -135,3 +135,25 @@ def test_goals_pass_or_fail_at_their_batch_sizes():
     assert [x["passed"] for x in goals(rep(128, 2, 39.9))] == [False]
     assert [x["applies"] for x in goals(rep(64, 2, 50.0, 2.0))] == [False, False]
     assert goals(dict(rep(32, 2, 50.0), benchmark="resnet20")) == []
+
+
+@pytest.mark.parametrize("args, message", [
+    (["mnist", "--epochs", "0"], "error: --epochs must be at least 1, got 0"),
+    (["mnist", "--threads", "0"], "error: --threads must be at least 1, got 0"),
+    (["resnet18", "--workers", "-1"], "error: --workers must be at least 0, got -1"),
+    (["resnet18", "--crop-pad", "-3"], "error: --crop-pad must be at least 0, got -3"),
+    (["resnet18", "--lr", "0"],
+     "error: --lr must be positive and --weight-decay at least 0, got 0.0 and 0.0005"),
+    (["mnist", "--out", "/proc/nsm-bench"],
+     "error: cannot create the output folder /proc/nsm-bench: No such file or directory"),
+    (["resnet18", "--out", "/proc/nsm-bench"],
+     "error: cannot create the output folder /proc/nsm-bench: No such file or directory"),
+    (["gpt", "--out", "/proc/nsm-bench"],
+     "error: cannot create the output folder /proc/nsm-bench: No such file or directory"),
+])
+def test_bad_counts_and_out_folder_are_errors(args, message):
+    """Checked before anything is built or run: one error line, exit 1, no traceback."""
+    from click.testing import CliRunner
+    from nsm.cli import cli
+    r = CliRunner().invoke(cli, ["bench", *args])
+    assert r.exit_code == 1 and r.output.splitlines()[0] == message, r.output

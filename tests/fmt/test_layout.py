@@ -94,6 +94,9 @@ def test_canonical_layout_and_idempotence():
     # compile-time lists stay tight after `)`; a spaced `<` after `)` compares (docs/phase2.md)
     ("main\n    launch [1] [4]  on s  k(x)<4,2*8>\n    print(f(x) <3, f(x)<3)\n",
      "main\n    launch [1] [4] on s k(x)<4, 2 * 8>\n    print(f(x) < 3, f(x)<3)\n"),
+    # a list starting with a negative value (`<-` glued to `)`) or closing after `)`
+    ("main\n    launch [1] [4] k(x)<-3+n>\n    launch [1] [4] k(x)<-(2*3),(4)>\n",
+     "main\n    launch [1] [4] k(x)<-3 + n>\n    launch [1] [4] k(x)<-(2 * 3), (4)>\n"),
 ])
 def test_rules(src, want):
     assert format_text(src, "r.nv") == want

@@ -39,6 +39,11 @@ def test_profile_names_each_op_with_its_calls(tmp_path):
     table = p.stderr[p.stderr.index("frost profile:"):]
     assert table.splitlines()[1].split() == ["op", "calls", "total", "ms", "%", "incl", "ms", "GFLOP/s"]
     assert any(line.split()[:2] == ["dnnl.conv_fwd", str(STEPS)] for line in table.splitlines())
+    # a name longer than the default column widens it: the header and every row, fixed-width
+    # columns after the name, have one length
+    assert ops["a user scope named longer than the op column"]["calls"] == STEPS
+    rows = table.splitlines()[1:len(rep["ops"]) + 2]
+    assert len({len(r) for r in rows}) == 1, rows
 
 
 def test_profile_off_records_nothing(tmp_path):

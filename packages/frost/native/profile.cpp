@@ -69,12 +69,14 @@ void print_table(FILE* f) {
     if (rows.empty()) return;
     fprintf(f, "frost profile: %zu ops, %.1f ms in ops (own time: nested ops counted once)\n",
             rows.size(), total / 1e6);
-    fprintf(f, "%-34s %9s %11s %7s %11s %9s\n", "op", "calls", "total ms", "%", "incl ms",
+    int w = 34;   // the op column widens to the longest name, so the columns stay aligned
+    for (auto& r : rows) w = std::max(w, (int)r.op.size());
+    fprintf(f, "%-*s %9s %11s %7s %11s %9s\n", w, "op", "calls", "total ms", "%", "incl ms",
             "GFLOP/s");
     for (auto& r : rows) {
         char gf[32] = "-";
         if (r.e.flops > 0) snprintf(gf, sizeof gf, "%.1f", gflop_per_s(r.e));
-        fprintf(f, "%-34s %9lld %11.1f %6.1f%% %11.1f %9s\n", r.op.c_str(), (long long)r.e.calls,
+        fprintf(f, "%-*s %9lld %11.1f %6.1f%% %11.1f %9s\n", w, r.op.c_str(), (long long)r.e.calls,
                 r.e.self_ns / 1e6, total ? 100.0 * r.e.self_ns / total : 0.0, r.e.incl_ns / 1e6,
                 gf);
     }
