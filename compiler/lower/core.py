@@ -275,6 +275,11 @@ class Lowerer(KernelLowering, WarpLowering, ForeignLowering, CStructLowering, Th
         info = self.func_info(fs) if f.may_raise or f.scc is not None else None
         if f.scc is not None:
             self.stack_probe(fs, info)
+            if not self.release:
+                # Checked builds keep every recursive call a call, so an endless recursion
+                # reaches 13.2's `stack overflow` instead of running forever as a loop.
+                # (A string attribute: llvmlite's add() knows only enum attributes.)
+                set.add(fn.attributes, '"disable-tail-calls"="true"')
         if f.may_raise:
             eb = fs.entry_builder
             frame = self.alloca(R.NVFRAME, "frame")
