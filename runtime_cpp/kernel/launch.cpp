@@ -182,7 +182,7 @@ void launch(const nv_kernel* k, void** args, const int64_t grid[3], const int64_
     if (smem < 0) rt_panicf("negative shared-memory size %lld", (long long)smem);
     const nv_kernel_desc* d = (const nv_kernel_desc*)k;
     if ((d->flags & NV_KERNEL_SHUFFLES) && threads % 32 != 0)
-        rt_panicf("kernel %s uses shuffles: block of %lld threads is not a multiple of 32",
+        rt_panicf("kernel %s uses warp-wide operations (shuffles or warp intrinsics): block of %lld threads is not a multiple of 32",
                   k->name, (long long)threads);
     if (total == 0) return;              // a zero grid dimension launches nothing (12.3)
     if (k->ptx && nv_cuda_active()) {
