@@ -136,18 +136,6 @@ def _load(path: Path):
     return mod
 
 
-def timed(gpu, reps: int, fn) -> float:
-    """Mean seconds of fn() over reps runs after one warm-up, by CUDA events."""
-    fn()
-    start, end = gpu.event(), gpu.event()
-    gpu.check(gpu.cu.cuEventRecord(start, 0))
-    for _ in range(reps):
-        fn()
-    gpu.check(gpu.cu.cuEventRecord(end, 0))
-    gpu.check(gpu.cu.cuEventSynchronize(end))
-    return gpu.elapsed_ms(start, end) / reps / 1000.0
-
-
 def check(c_dev, a: np.ndarray, b: np.ndarray, n: int, rows: np.ndarray) -> float:
     """Largest error on `rows` of C over the bound 1e-3 * (|A| |B|^T) (<= 1 passes)."""
     c = c_dev.get(np.float32, a.shape[0] * n).reshape(-1, n)[rows]
@@ -166,6 +154,8 @@ def main() -> int:
     if s % TILE or s % 32:
         raise SystemExit(f"hgemm_gpu: --size must be a multiple of {TILE}")
     from kernels.gpu_harness import Gpu
+    gpu_bench = _load(ROOT / "bench" / "gpu_bench.py")   # tests/bench shadows bench/
+    timed = gpu_bench.timed
     gpu = Gpu.open()
     if gpu is None:
         print(f"hgemm_gpu: no usable GPU ({Gpu.why})", file=sys.stderr)
@@ -196,7 +186,6 @@ def main() -> int:
         res["cublas_why"] = where
 
     if NEVE_SRC.is_file():
-        gpu_bench = _load(ROOT / "bench" / "gpu_bench.py")   # tests/bench shadows bench/
         entry, neve_ptx = gpu_bench.entry, gpu_bench.neve_ptx
         ptx = neve_ptx(NEVE_SRC)
         neve = gpu.load(ptx).function(entry(ptx, "hgemm"))
