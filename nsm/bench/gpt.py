@@ -125,7 +125,7 @@ def run(o: Options, echo=print) -> dict:
     exe = program(DRIVER, release=True)
     compile_s = time.perf_counter() - t0
     env = dict(os.environ, OMP_NUM_THREADS=str(o.threads), NEVE_KERNEL_THREADS=str(o.threads),
-               OMP_WAIT_POLICY="passive")
+               OMP_WAIT_POLICY="passive", NEVE_DEVICE="cpu")   # a CPU bench, like its PyTorch side
     echo(f"frost: GPT {o.n_layer} layers, {o.n_head} heads, {o.n_embd} dims, context "
          f"{o.block_size}, batch {o.batch}: {o.warmup} warm-up + {o.steps} steps, {o.threads} threads")
     results = {"frost": dict(run_side("frost", [str(exe), str(out / "config.txt")], env, out),

@@ -42,7 +42,8 @@ def run_mnist(compare: tuple[str, ...], epochs: int, threads: int, seed: int,
     options.at_least(1, epochs=epochs, threads=threads)
     outp = options.out_folder(out)
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), NEVE_KERNEL_THREADS=str(threads),
-               OMP_WAIT_POLICY="passive", FROST_MNIST=str(FROST / "data" / "mnist"))
+               OMP_WAIT_POLICY="passive", FROST_MNIST=str(FROST / "data" / "mnist"),
+               NEVE_DEVICE="cpu")   # a CPU bench, like its PyTorch side
     rep = {"benchmark": "mnist", "epochs": epochs, "threads": threads, "seed": seed,
            "device": report.gpu_info(), "environment": report.environment(threads), "models": {}}
     for m in models:

@@ -198,7 +198,10 @@ def run(o: Options, echo=print) -> dict:
     t0 = time.perf_counter()
     exe = program(DRIVER, release=True)
     compile_s = time.perf_counter() - t0
-    env = dict(os.environ, OMP_NUM_THREADS=str(o.threads), NEVE_KERNEL_THREADS=str(o.threads))
+    # NEVE_DEVICE: the DataLoader's batches land on the default device (12.4), which is the GPU
+    # when one is usable; --device decides it here
+    env = dict(os.environ, OMP_NUM_THREADS=str(o.threads), NEVE_KERNEL_THREADS=str(o.threads),
+               NEVE_DEVICE=o.device)
     # Spinning OpenMP workers fight the Neve kernel pool (and other users) for these 2 cores:
     # passive waiting measured 4-8x faster Frost steps here; both systems get the same policy.
     if o.omp_wait_policy != "default":
