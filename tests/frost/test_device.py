@@ -34,9 +34,10 @@ def on_cuda(fake: Path, log: Path) -> dict[str, str]:
 
 
 def parse(out: str) -> list[tuple[str, str, np.ndarray]]:
+    """The driver's `label device [v, ...]` lines, as (label, device, values)."""
     rows = []
     for line in out.splitlines():
-        m = re.fullmatch(r"(\w+) (cpu|cuda:0) \[(.*)\]", line)
+        m = re.fullmatch(r"([\w.]+) (cpu|cuda:0) \[(.*)\]", line)
         if m:
             rows.append((m[1], m[2], np.array([float(v) for v in m[3].split(", ")])))
     return rows

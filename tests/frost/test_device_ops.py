@@ -7,13 +7,12 @@ op's own kernels ran, not host copies."""
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 
 import numpy as np
 
 from .helpers import HERE, NSM, run_nv
-from .test_device import fake, on_cuda  # noqa: F401  (the fake driver fixture)
+from .test_device import fake, on_cuda, parse as rows  # noqa: F401  (the fake driver fixture)
 
 DRIVER = HERE / "device_ops_driver.nv"
 
@@ -30,15 +29,6 @@ KERNELS = {
     "int_kernels": ["strided_i64_k", "strided_u8_k", "compare_i64_k", "sum_i64_k",
                     "arange_i64_k", "arange_f32_k"],
 }
-
-
-def rows(out: str) -> list[tuple[str, str, np.ndarray]]:
-    found = []
-    for line in out.splitlines():
-        m = re.fullmatch(r"([\w.]+) (cpu|cuda:0) \[(.*)\]", line)
-        if m:
-            found.append((m[1], m[2], np.array([float(v) for v in m[3].split(", ")])))
-    return found
 
 
 def test_device_ops_match_the_cpu_path(fake, tmp_path):  # noqa: F811

@@ -6,6 +6,7 @@
  * "add_one" (float* y, int n) runs on the host, "fault" makes the next synchronization fail
  * with CUDA_ERROR_ILLEGAL_ADDRESS (700), and PTX containing "BAD" is rejected as invalid (218). */
 #include <stdint.h>
+#include "fake_log.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,14 +32,7 @@ static twin_fn twin_of(const char* entry) {
     return 0;
 }
 
-static void logf_(const char* fmt, long a, long b, long c) {
-    const char* p = getenv("FAKE_CUDA_LOG");
-    if (!p) return;
-    FILE* f = fopen(p, "a");
-    fprintf(f, fmt, a, b, c);
-    fputc('\n', f);
-    fclose(f);
-}
+#define logf_ fake_log
 
 static void log_name(const char* what, const char* name) {
     const char* p = getenv("FAKE_CUDA_LOG");
