@@ -20,6 +20,7 @@ _TAG = re.compile(rb"^\[\d+,(\d+)\]<(stdout|stderr)>: ?(.*)$", re.S)
 
 
 def find_mpirun() -> str | None:
+    """The mpirun beside this Python (the Open MPI wheel), else on PATH; None if there is none."""
     beside = Path(sys.executable).parent / "mpirun"
     if beside.exists():
         return str(beside)
@@ -27,6 +28,7 @@ def find_mpirun() -> str | None:
 
 
 def mpirun_command(mpirun: str, nproc: int, exe: str, args: tuple[str, ...]) -> list[str]:
+    """The mpirun command line for nproc ranks of exe on loopback, output tagged by rank."""
     cmd = [mpirun, "-n", str(nproc), "--oversubscribe", "--bind-to", "none",
            "--mca", "btl", "self,sm,tcp", "--mca", "btl_tcp_if_include", "lo",
            "--output", "tag"]

@@ -13,10 +13,12 @@ NOT_CONSTANT = "compile-time parameters take constant integers"
 
 
 def has_cparams(fn) -> bool:
+    """Whether fn declares compile-time parameters (`<int BM, ...>`, docs/phase2.md)."""
     return isinstance(fn, GenericFunc) and bool(fn.ast.cparams)
 
 
 class CParamChecker:
+    """Checker mixin: compile-time parameter lists at calls and launches (one instance each)."""
     def cparam_const(self, name: str, span) -> T.Expr | None:
         """`BM` inside an instance: its value (the environment holds CInt for it)."""
         c = self.env.get(name)

@@ -41,6 +41,7 @@ SHAPE_RULE = ("a layout's dimensions are compile-time constants or values fixed 
 
 @dataclass(eq=False)
 class LayoutInfo:
+    """The element type, dimensions and memory space of a layout (docs/phase2.md)."""
     elem: Type
     dims: list                  # T.Const or uniform T.Expr, one per dimension
     space: str                  # 'global' | 'smem' | 'reg'
@@ -71,6 +72,7 @@ class Addr:
 
 
 def dim_text(d) -> str:
+    """A dimension as messages show it: its value, or the name it is bound to."""
     v = const_value(d)
     if v is not None:
         return str(v)
@@ -80,6 +82,7 @@ def dim_text(d) -> str:
 
 
 def const_value(e) -> int | None:
+    """The integer value of a constant dimension expression, None when it is not constant."""
     if isinstance(e, T.Const) and isinstance(e.value, int) and not isinstance(e.value, bool):
         return e.value
     if isinstance(e, T.Cast):

@@ -14,6 +14,7 @@ EXTRA_BYTES = 1
 
 
 class GcAllocLowering:
+    """Lowering mixin: objects allocated from the inline per-thread free lists."""
     def gc_freelists(self) -> ir.GlobalVariable:
         gv = self.module.globals.get("nv_gc_fl")
         if gv is None:

@@ -216,6 +216,7 @@ PURE_BUILTINS = {"min", "max", "abs", "pow", "sqrt", "exp", "log", "tanh", "erf"
 
 
 def uniform_expr(e, uniform: set, target=None) -> bool:
+    """Whether e has one value for every thread of a block, given the uniform variables."""
     for x in walk(e):
         if isinstance(x, T.Local):
             if x.var not in uniform:
@@ -238,6 +239,7 @@ def uniform_expr(e, uniform: set, target=None) -> bool:
 
 
 def uniform_vars(stmts: list) -> set:
+    """The variables of a kernel body that hold the same value in every thread."""
     defs = defs_and_levels(stmts)
     cand = {v for v, _, _ in defs}
     for v, _, top in defs:
@@ -270,6 +272,7 @@ def varying_vars(stmts: list) -> set:
 
 
 def varies(e, varying: set) -> bool:
+    """Whether e reads a variable known to differ between threads."""
     for x in walk(e):
         if isinstance(x, T.Local) and x.var in varying:
             return True

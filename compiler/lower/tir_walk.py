@@ -8,6 +8,7 @@ from .. import tir as T
 
 
 def children(n):
+    """The typed-IR nodes directly under n (fields and lists of them)."""
     for f in fields(n):
         v = getattr(n, f.name)
         if isinstance(v, (T.Expr, T.Stmt)):
@@ -21,6 +22,7 @@ def children(n):
 
 
 def walk(n):
+    """n and every typed-IR node below it."""
     stack = [n]
     while stack:
         x = stack.pop()
@@ -29,10 +31,12 @@ def walk(n):
 
 
 def is_barrier(n) -> bool:
+    """Whether n is `syncthreads()`."""
     return isinstance(n, T.Builtin) and n.name == "k.sync"
 
 
 def is_shfl(n) -> bool:
+    """Whether n is a warp shuffle."""
     return isinstance(n, T.Builtin) and n.name == "k.shfl"
 
 
@@ -42,6 +46,7 @@ def is_warp(n) -> bool:
 
 
 def is_smem_layout(n) -> bool:
+    """Whether n makes a shared-memory layout."""
     return isinstance(n, T.Builtin) and n.name == "k.layout" and n.extra.space == "smem"
 
 

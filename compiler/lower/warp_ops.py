@@ -17,6 +17,7 @@ from llvmlite import ir
 
 
 class WarpLowering:
+    """Lowering mixin: layouts and the warp intrinsics (ldmatrix, mma, cp_async) for both targets."""
     def bi_k_layout(self, e):
         info = e.extra
         if info.space == "global":

@@ -24,6 +24,7 @@ def check(nproc: int, compare: tuple[str, ...]) -> None:
 
 
 def name(nproc: int) -> str:
+    """The system name in the report of an nproc-rank Frost run."""
     return f"frost x{nproc}"
 
 
