@@ -104,6 +104,9 @@ def run(o: Options, echo=print) -> dict:
     if min(o.steps, o.batch, o.block_size, o.n_layer, o.n_head, o.n_embd, o.threads) < 1:
         raise NsmError("--steps, --batch-size, --block-size, --n-layer, --n-head, --n-embd and "
                        "--threads must be positive")
+    if o.eval_iters < 1:          # an estimate over no batches would report a loss of 0
+        raise NsmError(f"--eval-iters must be at least 1, got {o.eval_iters} "
+                       f"(--eval-interval 0 turns the estimates off)")
     if o.n_embd % o.n_head:
         raise NsmError(f"--n-embd {o.n_embd} is not a multiple of --n-head {o.n_head}")
     options.out_folder(o.out)          # an error, not a traceback, when it cannot be made

@@ -38,3 +38,10 @@ def test_bad_options_are_refused(tmp_path):
                   cwd=tmp_path, ok=False)
     assert p.returncode == 1
     assert "--n-embd 30 is not a multiple of --n-head 4" in p.stderr
+
+
+def test_no_eval_batches_is_refused(tmp_path):
+    p = nsm_bench("gpt", "--eval-iters", "0", "--out", str(tmp_path / "x"), cwd=tmp_path, ok=False)
+    assert p.returncode == 1
+    assert "--eval-iters must be at least 1, got 0 (--eval-interval 0 turns the estimates off)" \
+        in p.stderr
