@@ -6,7 +6,8 @@ from llvmlite import ir
 from .. import tir as T
 from ..types import ArrayT, ChannelT, FixedT, MapT, TupleT, STR
 from . import runtime_abi as R
-from .loop_bounds import expr_key, plan_loop
+from .loop_bounds import PLAIN, PURE_BUILTINS, expr_key, plan_loop
+from .tir_walk import walk
 
 MAX_VERSIONED = 2      # loops lowered twice that may nest (each doubles what it holds)
 
@@ -50,6 +51,9 @@ class StmtLowering:
 
 
     def st_Assign(self, s: T.Assign) -> None:
+        if s.compound and self.value_may_resize(s):
+            self.compound_reprobe(s)
+            return
         if s.compound:
             addr = self.address(s.target, write=False)
             is_local = isinstance(s.target, T.Local)
@@ -62,6 +66,37 @@ class StmtLowering:
             return
         v = self.expr(s.value)
         self.store_to(s.target, v)
+
+    def value_may_resize(self, s: T.Assign) -> bool:
+        """Whether `a[i] op= e` / `m[k] op= e` has an `e` that may run user code or resize a
+        container, so the element's address taken before `e` may be stale after it."""
+        t = s.target
+        if not (isinstance(t, T.IndexGet) and isinstance(t.obj.type, (ArrayT, MapT))):
+            return False
+        for n in walk(s.value):
+            if isinstance(n, T.Builtin) and n.name not in PURE_BUILTINS:
+                return True
+            if not isinstance(n, (T.Builtin, *PLAIN)):
+                return True
+        return False
+
+    def compound_reprobe(self, s: T.Assign) -> None:
+        """`x op= e` (5.2) on an array element or map entry whose `e` may resize the container
+        (`a[0] += grow(a)`): the object and index are evaluated once, the old value read,
+        `e` evaluated, then the element looked up again (bounds checked again) for the store."""
+        e: T.IndexGet = s.target
+        obj = self.expr(e.obj)
+        if isinstance(e.obj.type, MapT):
+            self.nil_check(obj, e.span, "store into", e.obj.type)
+            key = self.key_ptr(self.expr(e.index), e.obj.type)
+            slot = lambda: self.val_ptr(self.rt("nv_map_slot", obj, key), e.obj.type)
+        else:
+            idx = self.expr(e.index)
+            slot = lambda: self.elem_ptr(obj, self.norm_index(idx, self.array_len(obj), e.span, 0),
+                                         e.obj.type.elem)
+        self.fs.placeholder = self.from_mem(self.b.load(slot()), s.target.type)
+        v = self.expr(s.value)
+        self.b.store(self.to_mem(v, s.target.type), slot())
 
     def st_MultiAssign(self, s: T.MultiAssign) -> None:
         if len(s.values) == 1:
