@@ -420,7 +420,7 @@ class ExprLowering:
         if isinstance(e, T.Builtin) and e.name == "field":
             return self.field_ptr(e, write=write)
         if isinstance(e, T.IndexGet) and isinstance(e.obj.type, MapT):
-            return self.map_slot_for_store(e)
+            return self.map_slot_for_store(e, read=not write)
         if isinstance(e, T.IndexGet):
             ot = e.obj.type
             if isinstance(ot, ArrayT):

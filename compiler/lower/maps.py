@@ -35,12 +35,16 @@ class MapLowering:
             self.b.store(self.to_mem(v, t.val), self.val_ptr(slot, t))
         return m
 
-    def map_slot_for_store(self, e: T.IndexGet) -> ir.Value:
+    def map_slot_for_store(self, e: T.IndexGet, read: bool = False) -> ir.Value:
+        """The entry's value slot; `read` (a compound assignment, 5.2: `m[k] op= e` is
+        `m[k] = m[k] op e`) requires the key to be present (`key not found`), else it is added."""
         t: MapT = e.obj.type
         m = self.expr(e.obj)
-        self.nil_check(m, e.span, "store into", t)
+        self.nil_check(m, e.span, "index" if read else "store into", t)
         k = self.expr(e.index)
-        return self.val_ptr(self.rt("nv_map_slot", m, self.key_ptr(k, t)), t)
+        if read:
+            self.set_site(e.span)
+        return self.val_ptr(self.rt("nv_map_get" if read else "nv_map_slot", m, self.key_ptr(k, t)), t)
 
     def map_get(self, e: T.IndexGet) -> ir.Value:
         t: MapT = e.obj.type

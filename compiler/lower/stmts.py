@@ -87,13 +87,18 @@ class StmtLowering:
         e: T.IndexGet = s.target
         obj = self.expr(e.obj)
         if isinstance(e.obj.type, MapT):
-            self.nil_check(obj, e.span, "store into", e.obj.type)
+            self.nil_check(obj, e.span, "index", e.obj.type)
             key = self.key_ptr(self.expr(e.index), e.obj.type)
-            slot = lambda: self.val_ptr(self.rt("nv_map_slot", obj, key), e.obj.type)
-        else:
-            idx = self.expr(e.index)
-            slot = lambda: self.elem_ptr(obj, self.norm_index(idx, self.array_len(obj), e.span, 0),
-                                         e.obj.type.elem)
+            self.set_site(e.span)
+            old = self.val_ptr(self.rt("nv_map_get", obj, key), e.obj.type)   # key not found (5.2)
+            self.fs.placeholder = self.from_mem(self.b.load(old), s.target.type)
+            v = self.expr(s.value)
+            self.b.store(self.to_mem(v, s.target.type),
+                         self.val_ptr(self.rt("nv_map_slot", obj, key), e.obj.type))
+            return
+        idx = self.expr(e.index)
+        slot = lambda: self.elem_ptr(obj, self.norm_index(idx, self.array_len(obj), e.span, 0),
+                                     e.obj.type.elem)
         self.fs.placeholder = self.from_mem(self.b.load(slot()), s.target.type)
         v = self.expr(s.value)
         self.b.store(self.to_mem(v, s.target.type), slot())
