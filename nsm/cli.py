@@ -470,6 +470,10 @@ def _bench_resnet(model: str, **kw) -> None:
     given = {k: v for k, v in kw.items()
              if click.get_current_context().get_parameter_source(k).name != "DEFAULT"}
     _threads_per_rank(kw, given)
+    if "epochs" in given and kw["epochs"] < 1:      # 0 is the default's "train --steps"
+        from .errors import NsmError
+        _fail(NsmError(f"--epochs must be at least 1, got {kw['epochs']}",
+                       "leave --epochs out to train --steps steps"))
     if preset == "original":
         original_preset(o)
         o.preset = preset

@@ -153,8 +153,8 @@ def prepare(o: Options) -> tuple[Path, data.CifarFiles, int, int]:
         raise NsmError(f"--lr must be positive and --weight-decay at least 0, got {o.lr} and "
                        f"{o.weight_decay}")
     options.out_folder(o.out)          # an error, not a traceback, when it cannot be made
-    if o.batch < 1 or o.steps < 1 or o.warmup < 0 or o.threads < 1:
-        raise NsmError("--batch-size, --steps and --threads must be positive, --warmup >= 0")
+    options.at_least(1, batch_size=o.batch, steps=o.steps, threads=o.threads)
+    options.at_least(0, warmup=o.warmup)
     from . import scaling
     scaling.check(o.nproc, o.compare)
     out = Path(o.out).resolve()
