@@ -12,7 +12,7 @@ from .tir_walk import walk
 # fib (18 nodes, 2 sites) gets K = 7: measured as fast as K = 8, at 0.37x gcc -O2's time.
 MAX_LEVELS = 8
 MAX_BODY = 120
-BUDGET = int(__import__("os").environ.get("NEVE_UNROLL_BUDGET", 5000))   # TEMP env
+BUDGET = 5000
 
 # Statements and expressions the clones may hold: not threads (finish, async, lock: cleanups that
 # run on return) nor kernel launches, whose lowering expects one copy per function.
@@ -35,7 +35,7 @@ def unroll_levels(f: T.FuncSym, is_direct) -> int:
         if not isinstance(n, _PLAIN):
             return 0
         size += 1
-        if isinstance(n, T.Builtin) and n.extra is f:
+        if isinstance(n, T.Builtin) and n.name == "func_ref" and _referenced(n) is f:
             return 0                  # f as a value: an indirect call from any level
         if isinstance(n, T.CallFn) and n.func is f:
             if n.virtual is not None and not is_direct(n):
@@ -43,13 +43,16 @@ def unroll_levels(f: T.FuncSym, is_direct) -> int:
             sites += 1
     if sites == 0 or size > MAX_BODY:
         return 0
-    import os
-    cap = int(os.environ.get("NEVE_UNROLL_MAX", MAX_LEVELS))   # TEMP: measuring K
     levels, copies, total = 0, 1, size
-    while levels < cap:
+    while levels < MAX_LEVELS:
         copies *= sites
         if total + copies * size > BUDGET:
             break
         total += copies * size
         levels += 1
     return levels
+
+
+def _referenced(ref: T.Builtin) -> T.FuncSym:
+    """The function of a `func_ref`: a function value, or a method value (f, class, slot)."""
+    return ref.extra[0] if isinstance(ref.extra, tuple) else ref.extra
