@@ -281,7 +281,7 @@ class Lowerer(KernelLowering, WarpLowering, ForeignLowering, CStructLowering, Th
         its direct self-calls going to self_call."""
         fn = fn if fn is not None else self.funcs[f]
         fs = FuncState(f, fn)
-        fs.self_call, fs.level, fs.levels = self_call, level, levels
+        fs.self_call, fs.levels = self_call, levels
         self.fs = fs
         entry = fn.append_basic_block("entry")
         body = fn.append_basic_block("body")

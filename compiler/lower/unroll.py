@@ -1,6 +1,5 @@
-"""Recursion unrolling: a small directly self-recursive function is lowered K+1 times, f -> f.u1 ->
-... -> f.uK -> f, the clones always inlined, so one machine frame runs K+1 levels of the recursion
-(what gcc's recursive inlining does; LLVM's inliner never inlines a function into itself)."""
+"""Recursion unrolling: a small self-recursive f is lowered K+1 times (f -> f.u1 -> ... -> f.uK -> f,
+clones always inlined) so one machine frame runs K+1 levels, as gcc's recursive inlining does."""
 from __future__ import annotations
 
 from .. import tir as T
