@@ -48,6 +48,21 @@ def int as_value(int n)
         return 0
     return as_value(n - 1) + 1
 
+class Link
+    int v
+    Link next
+
+    def int sum()
+        if self.next == nil
+            return self.v
+        return self.v + self.next.sum()
+
+    def int sum_as_value()
+        Function<int, Link> g = Link.sum_as_value
+        if self.next == nil
+            return self.v
+        return self.v + self.next.sum_as_value()
+
 def void spawning(int n)
     if n == 0
         return
@@ -55,7 +70,7 @@ def void spawning(int n)
         async spawning(n - 1)
 
 main
-    print(fib(5), depth(3), big(1), is_even(2), as_value(1))
+    print(fib(5), depth(3), big(1), is_even(2), as_value(1), new Link().sum(), new Link().sum_as_value())
     spawning(2)
 """
 
@@ -69,7 +84,7 @@ def clones(tmp_path_factory) -> dict[str, tuple[int, bool]]:
                        text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     out: dict[str, tuple[int, bool]] = {}
-    for m in re.finditer(r'^define .*@"nv\.unroll_\w+?\.(\w+)(\.u\d+)?"\(.*$', r.stdout, re.M):
+    for m in re.finditer(r'^define .*@"nv\.unroll_[0-9a-f]+\.([\w.]+?)(\.u\d+)?"\(.*$', r.stdout, re.M):
         n, inline = out.get(m.group(1), (0, True))
         if m.group(2):
             out[m.group(1)] = (n + 1, inline and "alwaysinline" in m.group(0))
@@ -87,10 +102,14 @@ def test_one_self_call_unrolls_to_the_level_limit(clones):
     assert clones["depth"] == (8, True)
 
 
+def test_a_method_calling_itself_directly_is_unrolled(clones):
+    assert clones["Link.sum"] == (8, True)
+
+
 def test_a_body_over_the_size_limit_is_not_unrolled(clones):
     assert clones["big"][0] == 0
 
 
-@pytest.mark.parametrize("fn", ["is_even", "is_odd", "as_value", "spawning"])
+@pytest.mark.parametrize("fn", ["is_even", "is_odd", "as_value", "Link.sum_as_value", "spawning"])
 def test_mutual_recursion_function_values_and_threads_are_not_unrolled(clones, fn):
     assert clones[fn][0] == 0
