@@ -22,6 +22,7 @@ from .kernels import KernelLowering
 from .warp_ops import WarpLowering
 from .mangle import type_key
 from .state import FuncState
+from .unroll import unroll_levels
 
 PRIM_LL = {"int": R.I64, "i8": R.I8, "i16": R.I16, "i32": R.I32, "u8": R.I8, "u16": R.I16,
            "u32": R.I32, "u64": R.I64, "float": R.F32,
@@ -77,7 +78,7 @@ class Lowerer(KernelLowering, WarpLowering, ForeignLowering, CStructLowering, Th
                 if fn is not None and linkage is not None and linkage(f) and fn.blocks:
                     fn.linkage = linkage(f)   # e.g. another unit's gpu function, copied here
             else:
-                self.lower_function(f)
+                self.lower_unrolled(f)
         if is_root and self.program.main is not None:
             self.emit_c_main()
         self.tag_array_accesses()
@@ -260,9 +261,27 @@ class Lowerer(KernelLowering, WarpLowering, ForeignLowering, CStructLowering, Th
         return gv.bitcast(R.PTR)
 
     # ------------------------------------------------------------ functions and frames
-    def lower_function(self, f: T.FuncSym) -> None:
+    def lower_unrolled(self, f: T.FuncSym) -> None:
+        """f, and for a small self-recursive f its K clones f -> f.u1 -> ... -> f.uK -> f, always
+        inlined (unroll.py): one machine frame then runs K+1 levels, probing the stack once."""
+        levels = unroll_levels(f, self.is_direct)
         fn = self.funcs[f]
+        chain = [fn]
+        for k in range(1, levels + 1):
+            clone = ir.Function(self.module, fn.function_type, name=f"{fn.name}.u{k}")
+            clone.linkage = "internal"
+            clone.attributes.add("alwaysinline")
+            chain.append(clone)
+        for k, level_fn in enumerate(chain):
+            self.lower_function(f, level_fn, k, chain[(k + 1) % len(chain)], len(chain))
+
+    def lower_function(self, f: T.FuncSym, fn: ir.Function | None = None, level: int = 0,
+                       self_call: ir.Function | None = None, levels: int = 1) -> None:
+        """f's body into fn (f's own function by default); `level` of `levels` per machine frame,
+        its direct self-calls going to self_call."""
+        fn = fn if fn is not None else self.funcs[f]
         fs = FuncState(f, fn)
+        fs.self_call, fs.levels = self_call, levels
         self.fs = fs
         entry = fn.append_basic_block("entry")
         body = fn.append_basic_block("body")
@@ -274,7 +293,8 @@ class Lowerer(KernelLowering, WarpLowering, ForeignLowering, CStructLowering, Th
             fs.entry_builder.store(ir.Constant(self.llty(f.ret), None), fs.ret_slot)
         info = self.func_info(fs) if f.may_raise or f.scc is not None else None
         if f.scc is not None:
-            self.stack_probe(fs, info)
+            if level == 0:
+                self.stack_probe(fs, info)   # the clones run in this machine frame
             if not self.release:
                 # Checked builds keep every recursive call a call, so an endless recursion
                 # reaches 13.2's `stack overflow` instead of running forever as a loop.
@@ -308,13 +328,18 @@ class Lowerer(KernelLowering, WarpLowering, ForeignLowering, CStructLowering, Th
         self.fs = None
 
     def func_info(self, fs: FuncState) -> ir.Value:
-        """The NvFuncInfo (name, file) of the function being lowered, made once."""
+        """The NvFuncInfo (name, file) of the function being lowered, made once (its unrolled
+        clones share it: the unwinder and traces see one function)."""
         if fs.info is None:
             f = fs.sym
-            info = ir.GlobalVariable(self.module, R.NVFUNCINFO, self.unique(".fn"))
-            info.global_constant = True
-            info.linkage = "internal"
-            info.initializer = ir.Constant(R.NVFUNCINFO, [self.cstr(f.name), self.cstr(R.trace_path(f.span.file))])
+            infos = self.__dict__.setdefault("_func_infos", {})
+            info = infos.get(f)
+            if info is None:
+                info = ir.GlobalVariable(self.module, R.NVFUNCINFO, self.unique(".fn"))
+                info.global_constant = True
+                info.linkage = "internal"
+                info.initializer = ir.Constant(R.NVFUNCINFO, [self.cstr(f.name), self.cstr(R.trace_path(f.span.file))])
+                infos[f] = info
             fs.info = info
         return fs.info
 
@@ -329,8 +354,11 @@ class Lowerer(KernelLowering, WarpLowering, ForeignLowering, CStructLowering, Th
         deep = b.icmp_unsigned("<", sp, b.load(self.stack_limit))
         with b.if_then(deep, likely=False):
             site = (fs.sym.span.line << 32) | fs.sym.span.col
+            # the function's address and levels let the unwinder count K+1 activations
+            # in each of its machine frames (unroll.py)
             self.rt("nv_panic_stack", info.bitcast(R.PTR), ir.Constant(R.I64, site),
-                    ir.Constant(R.I32, int(fs.sym.may_raise)))
+                    ir.Constant(R.I32, int(fs.sym.may_raise)), fs.fn.bitcast(R.PTR),
+                    ir.Constant(R.I32, fs.levels))
             b.unreachable()
 
     def stack_pointer_fn(self) -> ir.Function:

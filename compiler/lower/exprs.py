@@ -77,6 +77,8 @@ class ExprLowering:
         # debug: every call, so a fault in C below a function that cannot raise shows this line
         if e.func.may_raise or e.func.scc is not None or not self.release:
             self.set_site(e.span)
+        if e.func is self.fs.sym and self.fs.self_call is not None:
+            return self.b.call(self.fs.self_call, args)    # the next unrolled level
         return self.b.call(self.declare_func(e.func), args)
 
     def ex_Seq(self, e: T.Seq) -> ir.Value:

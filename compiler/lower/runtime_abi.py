@@ -42,7 +42,7 @@ SIGNATURES: dict[str, tuple] = {
     "nv_panic_divzero": (VOID, [I32]),
     "nv_panic_nil_call": (VOID, [PTR, PTR]),
     "nv_assert_fail": (VOID, [PTR]),
-    "nv_panic_stack": (VOID, [PTR, I64, I32]),
+    "nv_panic_stack": (VOID, [PTR, I64, I32, PTR, I32]),
     "nv_init": (VOID, [I32, PTR.as_pointer()]),
     "nv_finish": (I32, []),
     "nv_exit": (VOID, [I64]),

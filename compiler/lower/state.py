@@ -26,3 +26,7 @@ class FuncState:
         self.versioned = 0                 # loops being lowered twice around this point
         # (array var, bound key, inclusive, c): hi + c <= size() holds here (loop_bounds)
         self.known_bounds: set = set()
+        # recursion unrolling (unroll.py): the levels per machine frame of this function and
+        # where its direct self-calls go (the next clone, or f from the last)
+        self.levels = 1
+        self.self_call: ir.Function | None = None

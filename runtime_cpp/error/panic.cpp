@@ -62,14 +62,17 @@ void nv_assert_fail(const NvStr* msg) {
 // A recursive function found its stack pointer below the thread's limit (its entry probe):
 // report a stack overflow located in `fn`. A function with a frame has pushed it, with no site
 // yet; one without has none, nor have the activations of its recursion below it, which are
-// counted by unwinding (13.2: say how many frames a trace omits).
-void nv_panic_stack(const NvFuncInfo* fn, int64_t site, int32_t has_frame) {
+// counted by unwinding (13.2: say how many frames a trace omits), `levels` in each machine frame
+// of fn's code (its unrolled recursion; the probe is at the outermost level, so fn's own frame
+// holds one).
+void nv_panic_stack(const NvFuncInfo* fn, int64_t site, int32_t has_frame, const void* code,
+                    int32_t levels) {
     if (has_frame && nv_top_frame && nv_top_frame->fn == fn) {
         nv_top_frame->site = site;
         rt_panic("stack overflow");
     }
-    // the machine frames younger than the one holding nv_top_frame, less this one and fn's
-    int64_t below = rt_frames_below(nv_top_frame) - 2;
+    // the activations younger than the frame holding nv_top_frame, less this frame and fn's
+    int64_t below = rt_frames_below(nv_top_frame, code, levels) - 1 - levels;
     NvFrame elided{nv_top_frame, &rt_elided_frames, below};
     NvFrame f{below > 0 ? &elided : nv_top_frame, fn, site};
     nv_top_frame = &f;

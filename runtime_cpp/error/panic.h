@@ -20,9 +20,10 @@ extern const NvFuncInfo rt_elided_frames;
 [[noreturn]] void rt_die_text(const char* text, size_t len);
 [[noreturn]] void rt_panicf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 
-// Machine frames on this thread's stack from the caller down to (not including) the one that
-// holds `outer` (an NvFrame, a local of its function; the whole stack when NULL), by unwinding.
-int64_t rt_frames_below(const void* outer);
+// Activations on this thread's stack from the caller down to (not including) the frame that
+// holds `outer` (an NvFrame, a local of its function; the whole stack when NULL), by unwinding:
+// one per machine frame, `levels` per frame of the function starting at `code`.
+int64_t rt_frames_below(const void* outer, const void* code = nullptr, int64_t levels = 1);
 
 // SIGSEGV/SIGBUS handlers on an alternate stack (stack overflow detection); called by nv_init.
 void rt_signals_init();

@@ -113,9 +113,10 @@ void nv_panic_nil_call(const char* method, const char* type) __attribute__((nore
 /* Recursive functions compare their stack pointer with this on entry (0 until known) and
  * call nv_panic_stack below it, so an overflow is reported in the recursing function. */
 extern __thread uintptr_t nv_stack_limit __attribute__((tls_model("initial-exec")));
-/* "stack overflow" located at fn's site; has_frame: whether fn keeps an NvFrame */
-void nv_panic_stack(const NvFuncInfo* fn, int64_t site, int32_t has_frame)
-    __attribute__((noreturn));
+/* "stack overflow" located at fn's site; has_frame: whether fn keeps an NvFrame; each machine
+ * frame of the function at `code` runs `levels` activations (unrolled recursion) */
+void nv_panic_stack(const NvFuncInfo* fn, int64_t site, int32_t has_frame, const void* code,
+                    int32_t levels) __attribute__((noreturn));
 /* "assertion failed: MSG" (just "assertion failed" when msg is empty) */
 void nv_assert_fail(const NvStr* msg) __attribute__((noreturn));
 
