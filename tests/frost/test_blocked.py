@@ -35,6 +35,11 @@ def test_element_access_reads_plain_and_converts_in_place(result):
     assert lines["at"] == "true true"
 
 
+def test_eval_batch_norm_keeps_the_layout_and_the_values(result):
+    _, lines, out = result
+    assert lines["eval"] == "true true", out
+
+
 def test_saved_file_is_byte_identical(result):
     d, _, _ = result
     assert (d / "blocked.safetensors").read_bytes() == (d / "plain.safetensors").read_bytes()
