@@ -6,7 +6,7 @@
 // formats, data kept in the chosen layout between them, reordered only at the edges).
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
+#include <deque>
 #include "dnnl_common.h"
 #include "frost_layout.h"
 #include "profile.h"
@@ -70,7 +70,7 @@ struct Entry {
     int block;    // 0: not a tensor layout
 };
 std::mutex reg_mu;
-std::vector<Entry> reg;
+std::deque<Entry> reg;   // a deque: push_back keeps references to earlier entries valid
 
 // Channel block of d when d is nChw<B>c without padding (B 8 or 16), else 0.
 int block_of(const memory::desc& d) {
@@ -101,7 +101,7 @@ const Entry& entry(int64_t id) {
         fprintf(stderr, "frost: unknown tensor layout %lld\n", (long long)id);
         exit(1);
     }
-    return reg[id - 1];   // entries are never removed; a vector grows only under reg_mu
+    return reg[id - 1];   // entries are never removed, so the reference stays valid
 }
 
 }  // namespace
