@@ -89,17 +89,24 @@ void frost__c_softmax_backward(float* dx, const float* dy, const float* y, int64
                                int64_t d, int64_t inner, int32_t log);
 
 // Convolution, NCHW x OIHW -> NCHW (oneDNN convolution_forward, direct algorithm); bias may be
-// NULL. Output size OH = (H + 2 ph - KH) / sh + 1, likewise OW.
+// NULL. Output size OH = (H + 2 ph - KH) / sh + 1, likewise OW. xl, yl: the layouts of x and y
+// (frost_layout.h; 0 plain; yl 0 or frost__c_conv2d_layout(0, ...)).
 void frost__c_conv2d_forward(const float* x, const float* w, const float* b, float* y,
                              int64_t n, int64_t c, int64_t h, int64_t wd, int64_t oc,
                              int64_t kh, int64_t kw, int64_t sh, int64_t sw, int64_t ph,
-                             int64_t pw);
+                             int64_t pw, int64_t xl, int64_t yl);
 // Its gradients from dy (N, OC, OH, OW): dx (the input's, unless NULL), then dw (unless NULL)
-// and db (unless NULL), all overwritten; dy is reordered once for both passes.
+// and db (unless NULL), all overwritten; dy is reordered once for both passes. xl, dyl, dxl:
+// the layouts of x, dy and dx (dxl 0 or frost__c_conv2d_layout(1, ...)); dw and db are plain.
 void frost__c_conv2d_backward(const float* x, const float* dy, const float* w, float* dx,
                               float* dw, float* db, int64_t n, int64_t c, int64_t h, int64_t wd,
                               int64_t oc, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
-                              int64_t ph, int64_t pw);
+                              int64_t ph, int64_t pw, int64_t xl, int64_t dyl, int64_t dxl);
+// The layout of the primitive's output (which 0) or input gradient (which 1) when a tensor may
+// keep it (frost_layout.h), else 0.
+int64_t frost__c_conv2d_layout(int32_t which, int64_t n, int64_t c, int64_t h, int64_t wd,
+                               int64_t oc, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                               int64_t ph, int64_t pw);
 
 // Pooling (oneDNN pooling_forward/backward): kind 0 max, 1 average counting padding
 // (PyTorch's AvgPool2d default). Max pooling keeps its argmax in ws, whose size in floats is
@@ -122,17 +129,19 @@ void frost__c_adaptive_avg_pool2d_backward(const float* dy, float* dx, int64_t n
 
 // Batch normalization over (N, H, W) per channel (plain loops, scale and shift).
 // training = 1: mean and var (biased) are written with the batch statistics; training = 0:
-// they are read (running statistics). relu = 1: y = max(bn(x), 0) in the same pass.
+// they are read (running statistics). relu = 1: y = max(bn(x), 0) in the same pass. layout: of
+// x and y (frost_layout.h; 0 plain).
 void frost__c_batch_norm_forward(int32_t training, const float* x, float* y,
                                  const float* scale, const float* shift, float* mean,
                                  float* var, int64_t n, int64_t c, int64_t h, int64_t wd,
-                                 float eps, int32_t relu);
+                                 float eps, int32_t relu, int64_t layout);
 // Training-mode gradient: dx, dscale, dshift overwritten. y: NULL, or the output of a fused
-// ReLU (dy then counts only where y > 0).
+// ReLU (dy then counts only where y > 0). layout: of x, dy, dx and y.
 void frost__c_batch_norm_backward(const float* x, const float* dy, const float* scale,
                                   const float* mean, const float* var, float* dx,
                                   float* dscale, float* dshift, int64_t n, int64_t c,
-                                  int64_t h, int64_t wd, float eps, const float* y);
+                                  int64_t h, int64_t wd, float eps, const float* y,
+                                  int64_t layout);
 
 // A gzip (or plain) file's uncompressed size in bytes, -1 when it cannot be read; then its
 // bytes into out (at most cap), returning the count (zlib gzread).

@@ -1,7 +1,8 @@
 // Convolution, pooling and batch normalization through oneDNN 3.2 (v3 API, CPU engine, OpenMP
-// threads). Plain NCHW / OIHW memory wraps the caller's buffers; primitives are cached per shape
-// (creating one JITs code), so a training loop creates each primitive once; blocked copies use
-// per-thread scratch (see scratch()).
+// threads). Plain NCHW / OIHW memory wraps the caller's buffers, and so does memory already in a
+// primitive's blocked layout (frost_layout.h: a Tensor kept blocked between image ops);
+// primitives are cached per shape (creating one JITs code), so a training loop creates each
+// primitive once; other blocked copies use per-thread scratch (dnnl_common.h).
 //
 // Sources: oneDNN 3.2 developer guide, "Convolution", "Pooling", "Batch Normalization"
 // (primitive descriptors for forward_training with hints for backward, workspace for max pooling).
@@ -15,7 +16,9 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include "dnnl_common.h"
 #include "frost.h"
+#include "frost_layout.h"
 #include "profile.h"
 
 using namespace dnnl;
@@ -24,29 +27,11 @@ using dt = memory::data_type;
 
 namespace {
 
-engine& eng() {
-    static engine e(engine::kind::cpu, 0);
-    return e;
-}
-
-stream& strm() {
-    thread_local stream s(eng());
-    return s;
-}
-
-std::mutex cache_mu;
-std::unordered_map<std::string, std::shared_ptr<void>> cache;
-
-// The cached object of type T under key, made by make() the first time.
-template <class T, class F>
-std::shared_ptr<T> cached(const std::string& key, F make) {
-    std::lock_guard<std::mutex> g(cache_mu);
-    auto it = cache.find(key);
-    if (it != cache.end()) return std::static_pointer_cast<T>(it->second);
-    std::shared_ptr<T> v = make();
-    cache[key] = v;
-    return v;
-}
+using frost_dnnl::cached;
+using frost_dnnl::eng;
+using frost_dnnl::fail;
+using frost_dnnl::scratch;
+using frost_dnnl::strm;
 
 std::string key_of(const char* op, std::initializer_list<int64_t> xs) {
     std::string k(op);
@@ -59,32 +44,6 @@ memory::desc md4(int64_t a, int64_t b, int64_t c, int64_t d, tag t = tag::nchw) 
 }
 
 memory mem(const memory::desc& d, const void* p) { return memory(d, eng(), const_cast<void*>(p)); }
-
-[[noreturn]] void fail(const char* what, const error& e) {
-    fprintf(stderr, "frost: oneDNN %s failed: %s (status %d)\n", what, e.what(), (int)e.status);
-    exit(1);
-}
-
-// Per-thread scratch for blocked copies, one slot per argument role (0: source side, 1:
-// weights side, 2: destination side), each grown to the largest copy it has held: a buffer
-// kept with every cached primitive held about 1 GB at ResNet-18 batch 128, and was shared by
-// threads running the same shape.
-void* scratch(int slot, size_t bytes) {
-    struct Slot {
-        void* p = nullptr;
-        size_t cap = 0;
-        ~Slot() { free(p); }
-    };
-    thread_local Slot slots[3];
-    Slot& s = slots[slot];
-    if (bytes > s.cap) {
-        free(s.p);
-        s.cap = (bytes + 4095) / 4096 * 4096;
-        s.p = aligned_alloc(4096, s.cap);
-        if (!s.p) { fprintf(stderr, "frost: out of memory (%zu bytes of oneDNN scratch)\n", bytes); exit(1); }
-    }
-    return s.p;
-}
 
 // A primitive argument in the primitive's own memory format (`any` lets oneDNN pick a blocked
 // layout such as nChw16c, which its JIT kernels need) next to the caller's plain NCHW/OIHW
@@ -155,6 +114,16 @@ std::shared_ptr<Conv> conv_of(int64_t n, int64_t c, int64_t h, int64_t w, int64_
         p->f_dst = Blocked(dst, fwd_pd.dst_desc(), false, true, 2, "dnnl.reorder fwd dst");
         auto bd_pd = convolution_backward_data::primitive_desc(eng(),
             algorithm::convolution_direct, any_src, any_wei, any_dst, strides, pad, pad, fwd_pd);
+        // Strided backward-data picks channels-last (brgconv_strided), which a Tensor does not
+        // keep: ask for the forward's blocked layouts instead, so gradients stay blocked too.
+        if (!frost_dnnl::tensor_layout(bd_pd.diff_src_desc()) &&
+            frost_dnnl::tensor_layout(fwd_pd.src_desc()) && frost_dnnl::tensor_layout(fwd_pd.dst_desc())) {
+            try {
+                bd_pd = convolution_backward_data::primitive_desc(eng(),
+                    algorithm::convolution_direct, fwd_pd.src_desc(), any_wei, fwd_pd.dst_desc(),
+                    strides, pad, pad, fwd_pd);
+            } catch (const error&) {}   // none for those layouts: keep the first choice
+        }
         p->bwd_data = convolution_backward_data(bd_pd);
         p->d_dst = Blocked(dst, bd_pd.diff_dst_desc(), true, false, 2, "dnnl.reorder bwd_data diff_dst");
         p->d_wei = Blocked(wei, bd_pd.weights_desc(), true, false, 1, "dnnl.reorder bwd_data weights");
@@ -186,48 +155,73 @@ double conv_flops(int64_t n, int64_t c, int64_t h, int64_t w, int64_t oc, int64_
 
 }  // namespace
 
+// The layout (frost_layout.h) a Tensor may keep conv2d's output (which 0) or its input's
+// gradient (which 1) in: the primitive's own, or 0 when that is not a tensor layout.
+int64_t frost__c_conv2d_layout(int32_t which, int64_t n, int64_t c, int64_t h, int64_t wd,
+                               int64_t oc, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                               int64_t ph, int64_t pw) {
+    try {
+        auto p = conv_of(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw);
+        return frost_dnnl::tensor_layout(which == 0 ? p->f_dst.prim : p->d_src.prim);
+    } catch (const error& e) { fail("convolution", e); }
+}
+
 void frost__c_conv2d_forward(const float* x, const float* w, const float* b, float* y, int64_t n,
                              int64_t c, int64_t h, int64_t wd, int64_t oc, int64_t kh, int64_t kw,
-                             int64_t sh, int64_t sw, int64_t ph, int64_t pw) {
+                             int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t xl,
+                             int64_t yl) {
     frost_prof::Scope prof("dnnl.conv_fwd", conv_flops(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw));
     try {
         auto p = conv_of(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw);
         memory bias = b ? mem(memory::desc({oc}, dt::f32, tag::x), b) : p->zero_bias;
-        p->fwd.execute(strm(), {{DNNL_ARG_SRC, p->f_src.in(x)},
+        memory src = xl ? frost_dnnl::as_desc(p->f_src.prim, xl, x, 0, "dnnl.reorder fwd src")
+                        : p->f_src.in(x);
+        p->fwd.execute(strm(), {{DNNL_ARG_SRC, src},
                                 {DNNL_ARG_WEIGHTS, p->f_wei.in(w)},
                                 {DNNL_ARG_BIAS, bias},
-                                {DNNL_ARG_DST, p->f_dst.out(y)}});
-        p->f_dst.back(y);
+                                {DNNL_ARG_DST, yl ? mem(p->f_dst.prim, y) : p->f_dst.out(y)}});
+        if (!yl) p->f_dst.back(y);
         strm().wait();
     } catch (const error& e) { fail("convolution forward", e); }
 }
 
 // Both backward passes from one reorder of dy when their primitives want it in the same
 // layout (as oneDNN's hints from the forward make them here): dx unless NULL, then dw (and db
-// unless NULL) unless dw is NULL.
+// unless NULL) unless dw is NULL. xl, dyl, dxl: the layouts of x, dy and dx (dxl 0 or
+// frost__c_conv2d_layout(1, ...)).
 void frost__c_conv2d_backward(const float* x, const float* dy, const float* w, float* dx,
                               float* dw, float* db, int64_t n, int64_t c, int64_t h, int64_t wd,
                               int64_t oc, int64_t kh, int64_t kw, int64_t sh, int64_t sw,
-                              int64_t ph, int64_t pw) {
+                              int64_t ph, int64_t pw, int64_t xl, int64_t dyl, int64_t dxl) {
     const double flops = conv_flops(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw);
     try {
         auto p = conv_of(n, c, h, wd, oc, kh, kw, sh, sw, ph, pw);
         memory g_data;                       // dy as backward-data read it, when it ran
         if (dx) {
             frost_prof::Scope prof("dnnl.conv_bwd_data", flops);
-            g_data = p->d_dst.in(dy);
+            g_data = dyl ? frost_dnnl::as_desc(p->d_dst.prim, dyl, dy, 2,
+                                               "dnnl.reorder bwd_data diff_dst")
+                         : p->d_dst.in(dy);
             p->bwd_data.execute(strm(), {{DNNL_ARG_DIFF_DST, g_data},
                                          {DNNL_ARG_WEIGHTS, p->d_wei.in(w)},
-                                         {DNNL_ARG_DIFF_SRC, p->d_src.out(dx)}});
-            p->d_src.back(dx);
+                                         {DNNL_ARG_DIFF_SRC, dxl ? mem(p->d_src.prim, dx)
+                                                                 : p->d_src.out(dx)}});
+            if (!dxl) p->d_src.back(dx);
         }
         if (dw) {
             frost_prof::Scope prof("dnnl.conv_bwd_weights", flops);
             // g_data still holds dy: both diff_dst copies use the destination-side slot
-            bool shared = dx && !p->d_dst.same && p->w_dst.prim == p->d_dst.prim;
+            bool shared = dx && p->w_dst.prim == p->d_dst.prim;
+            memory g = shared ? g_data
+                     : dyl    ? frost_dnnl::as_desc(p->w_dst.prim, dyl, dy, 2,
+                                                    "dnnl.reorder bwd_weights diff_dst")
+                              : p->w_dst.in(dy);
+            memory src = xl ? frost_dnnl::as_desc(p->w_src.prim, xl, x, 0,
+                                                  "dnnl.reorder bwd_weights src")
+                            : p->w_src.in(x);
             memory bias = db ? mem(memory::desc({oc}, dt::f32, tag::x), db) : p->scratch_bias;
-            p->bwd_w.execute(strm(), {{DNNL_ARG_SRC, p->w_src.in(x)},
-                                      {DNNL_ARG_DIFF_DST, shared ? g_data : p->w_dst.in(dy)},
+            p->bwd_w.execute(strm(), {{DNNL_ARG_SRC, src},
+                                      {DNNL_ARG_DIFF_DST, g},
                                       {DNNL_ARG_DIFF_WEIGHTS, p->w_wei.out(dw)},
                                       {DNNL_ARG_DIFF_BIAS, bias}});
             p->w_wei.back(dw);
@@ -368,8 +362,13 @@ inline void grad_sums(const float* g, const float* x, const float* y, int64_t le
 
 void frost__c_batch_norm_forward(int32_t training, const float* x, float* y, const float* scale,
                                  const float* shift, float* mean, float* var, int64_t n, int64_t c,
-                                 int64_t h, int64_t wd, float eps, int32_t relu) {
+                                 int64_t h, int64_t wd, float eps, int32_t relu, int64_t layout) {
     frost_prof::Scope prof("batch_norm_fwd", 0);
+    if (layout) {
+        frost_blocked::bn_forward(frost_dnnl::layout_block(layout), training, x, y, scale, shift,
+                                  mean, var, n, c, h, wd, eps, relu);
+        return;
+    }
     const int64_t plane = h * wd, m = n * plane;
     #pragma omp parallel for schedule(static) if (m * c > 16384)
     for (int64_t j = 0; j < c; j++) {
@@ -404,8 +403,13 @@ void frost__c_batch_norm_forward(int32_t training, const float* x, float* y, con
 void frost__c_batch_norm_backward(const float* x, const float* dy, const float* scale,
                                   const float* mean, const float* var, float* dx, float* dscale,
                                   float* dshift, int64_t n, int64_t c, int64_t h, int64_t wd,
-                                  float eps, const float* y) {
+                                  float eps, const float* y, int64_t layout) {
     frost_prof::Scope prof("batch_norm_bwd", 0);
+    if (layout) {
+        frost_blocked::bn_backward(frost_dnnl::layout_block(layout), x, dy, scale, mean, var, dx,
+                                   dscale, dshift, n, c, h, wd, eps, y);
+        return;
+    }
     const int64_t plane = h * wd, m = n * plane;
     #pragma omp parallel for schedule(static) if (m * c > 16384)
     for (int64_t j = 0; j < c; j++) {
