@@ -31,32 +31,31 @@ def is_collective(n) -> bool:
     return is_shfl(n) or is_warp(n)
 
 
-def check_lanes(stmts: list) -> None:
+def check_lanes(stmts: list, differs) -> None:
     """Raise Divergent for the first warp-collective operation of `stmts` (a kernel body with
     its gpu callees inlined) under an `if`, `while` or C-style loop whose condition surely
-    differs between lanes: it reads `lane`, a thread index, a register layout, a shuffle or a
-    local defined from one (data dependence only, as regions.varying_vars; `warp` is the same
-    for every lane of a warp)."""
-    from .regions import varying_vars
-    varying = varying_vars(stmts, per_lane=True)
+    differs between lanes, `differs(e)`: it reads `lane`, `tx`, a register layout, a shuffle or
+    a local defined from one (regions.varies with per_lane; `warp` is the same for every lane of
+    a warp)."""
+    def cond_of(e):
+        return e if differs(e) else None
 
     def visit(s, cond) -> None:
         if isinstance(s, T.If):
-            inner = cond or _varies(s.cond, varying)
+            inner = cond or cond_of(s.cond)
             for c in (s.then, s.orelse):
                 if c is not None:
                     visit(c, inner)
             _exprs(s.cond, cond)
             return
         if isinstance(s, T.While):
-            inner = cond or _varies(s.cond, varying)
+            inner = cond or cond_of(s.cond)
             _exprs(s.cond, inner)
             visit(s.body, inner)
             return
         if isinstance(s, T.ForC):
-            heads = [x for x in (s.start, s.cond, s.step) if _varies(x, varying)]
-            inner = cond or (heads[0] if heads else None) or \
-                (s.cond if s.var in varying else None)
+            heads = [x for x in (s.start, s.cond, s.step) if differs(x)]
+            inner = cond or (heads[0] if heads else None)
             for e in (s.start, s.cond, s.step):
                 _exprs(e, inner)
             visit(s.body, inner)
@@ -69,12 +68,6 @@ def check_lanes(stmts: list) -> None:
 
     for s in stmts:
         visit(s, None)
-
-
-def _varies(e, varying: set):
-    """`e` when it surely differs between lanes, else None."""
-    from .regions import varies
-    return e if varies(e, varying, per_lane=True) else None
 
 
 def _exprs(e, cond) -> None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from .. import tir as T
 from ..types import INT
+from .divergence import check_lanes
 from .tir_walk import children, is_barrier, is_shfl, is_warp, rebuild, walk  # noqa: F401 (also used from here)
 from ..types import BOOL, FLOAT, I32, FixedT
 
@@ -135,7 +136,6 @@ class KArg(T.Expr):
 def plan_kernel(sym: T.FuncSym) -> Plan:
     """The kernel's plan; Unsupported for a shape the transform cannot run, Divergent
     (divergence.py) for a warp-collective operation that some lanes of a warp skip."""
-    from .divergence import check_lanes
     from .inline_gpu import CannotInline, inline_collectives
     params = [T.Decl(p.span, p, KArg(p.type, p.span, i)) for i, p in enumerate(sym.params)]
     try:
@@ -147,7 +147,8 @@ def plan_kernel(sym: T.FuncSym) -> Plan:
     if not any(structural(s) for s in body):
         plan.items = [Loop(params + body)]    # `return` just goes on to the next thread
         return plan
-    check_lanes(params + body)
+    lanes = varying_vars(params + body, per_lane=True)
+    check_lanes(params + body, lambda e: varies(e, lanes, per_lane=True))
     plan.has_return = any(isinstance(x, T.Return) for x in walk(sym.body))
     plan.varying = varying_vars(params + body)
     plan.masked = masked_ifs(body, plan.varying)
