@@ -296,6 +296,7 @@ class KernelChecker:
 
     def check_cpu_shape(self, sym: T.FuncSym, deferred: bool = False) -> None:
         """The CPU back end's thread-loop transform must handle the body (12.4)."""
+        from ..lower.divergence import Divergent
         from ..lower.regions import Unsupported, plan_kernel
         if sym.kind == "gpu":
             return      # inlined into the kernels that call it, and planned there
@@ -306,6 +307,8 @@ class KernelChecker:
             return
         try:
             sym.plan = plan_kernel(sym)      # the CPU lowering reads it (computed once)
+        except Divergent as d:               # wrong on every back end, not just the CPU's
+            self.error(d.span, d.message, d.hint)
         except Unsupported as u:
             self.error(u.span, f"the CPU back end cannot run this kernel: {u.reason}")
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from .. import tir as T
 from ..types import INT
+from .divergence import check_lanes
 from .tir_walk import children, is_barrier, is_shfl, is_warp, rebuild, walk  # noqa: F401 (also used from here)
 from ..types import BOOL, FLOAT, I32, FixedT
 
@@ -94,6 +95,8 @@ class Plan:
     has_return: bool = False
     shuffles: list = field(default_factory=list)
     warps: list = field(default_factory=list)
+    masked: set = field(default_factory=set)      # ids of the Ifs run per thread (masked_ifs)
+    masks: list = field(default_factory=list)     # their per-thread condition variables
 
 
 class Unsupported(Exception):
@@ -131,6 +134,8 @@ class KArg(T.Expr):
 # ------------------------------------------------------------------ the plan
 
 def plan_kernel(sym: T.FuncSym) -> Plan:
+    """The kernel's plan; Unsupported for a shape the transform cannot run, Divergent
+    (divergence.py) for a warp-collective operation that some lanes of a warp skip."""
     from .inline_gpu import CannotInline, inline_collectives
     params = [T.Decl(p.span, p, KArg(p.type, p.span, i)) for i, p in enumerate(sym.params)]
     try:
@@ -142,9 +147,12 @@ def plan_kernel(sym: T.FuncSym) -> Plan:
     if not any(structural(s) for s in body):
         plan.items = [Loop(params + body)]    # `return` just goes on to the next thread
         return plan
+    lanes = varying_vars(params + body, per_lane=True)
+    check_lanes(params + body, lambda e: varies(e, lanes, per_lane=True))
     plan.has_return = any(isinstance(x, T.Return) for x in walk(sym.body))
-    plan.uniform = uniform_vars(params + body)
     plan.varying = varying_vars(params + body)
+    plan.masked = masked_ifs(body, plan.varying)
+    plan.uniform = uniform_vars(params + body, plan.masked)
     plan.items = Splitter(plan).split(params + body)
     plan.per_thread = per_thread_vars(plan)
     return plan
@@ -175,9 +183,20 @@ def ranges_as_loops(s):
     return s
 
 
-def defs_and_levels(stmts: list, loop_values: bool = False):
+def masked_ifs(body: list, varying: set) -> set:
+    """The ids of the Ifs around shuffles or warp intrinsics, with no barrier, whose condition
+    surely differs between threads (it is the same for a warp's lanes: divergence.py): each
+    thread keeps its condition, and the segments inside run for the threads where it holds
+    (`if warp == 1`; thread 0's value is right only for a block-uniform condition)."""
+    return {id(x) for s in body for x in walk(s)
+            if isinstance(x, T.If) and structural(x) and varies(x.cond, varying)
+            and not any(is_barrier(y) for y in walk(x))}
+
+
+def defs_and_levels(stmts: list, loop_values: bool = False, masked=frozenset()):
     """Every definition of a local: (var, value or None, at structure level?); with
-    loop_values, a C-style loop's start and step define its variable too."""
+    loop_values, a C-style loop's start and step define its variable too; inside the
+    `masked` Ifs nothing is at structure level."""
     out = []
 
     def visit(s, top: bool):
@@ -196,7 +215,8 @@ def defs_and_levels(stmts: list, loop_values: bool = False):
         elif isinstance(s, (T.ForEach, T.RangeLoop)):
             for v in ([s.var] if isinstance(s, T.ForEach) else s.vars):
                 out.append((v, None, False))
-        inner = top and structural(s) and isinstance(s, (T.If, T.While, T.ForC, T.Block))
+        inner = top and structural(s) and isinstance(s, (T.If, T.While, T.ForC, T.Block)) \
+            and id(s) not in masked
         for c in children(s):
             if isinstance(c, T.Stmt):
                 visit(c, inner)
@@ -238,9 +258,9 @@ def uniform_expr(e, uniform: set, target=None) -> bool:
     return True
 
 
-def uniform_vars(stmts: list) -> set:
+def uniform_vars(stmts: list, masked=frozenset()) -> set:
     """The variables of a kernel body that hold the same value in every thread."""
-    defs = defs_and_levels(stmts)
+    defs = defs_and_levels(stmts, masked=masked)
     cand = {v for v, _, _ in defs}
     for v, _, top in defs:
         if not top:
@@ -255,30 +275,33 @@ def uniform_vars(stmts: list) -> set:
     return cand
 
 
-def varying_vars(stmts: list) -> set:
+def varying_vars(stmts: list, per_lane: bool = False) -> set:
     """Locals that surely differ between a block's threads: defined from a thread index, a lane,
-    a warp, a shuffle, a register layout or another such local. Control dependence is ignored,
-    so this is no complement of `uniform_vars` (which is conservative the other way)."""
+    a warp, a shuffle, a register layout or another such local; with per_lane, between the
+    lanes of one warp (`warp` does not count). Control dependence is ignored, so this is no
+    complement of `uniform_vars` (which is conservative the other way)."""
     defs = defs_and_levels(stmts, loop_values=True)
     out: set = set()
     changed = True
     while changed:
         changed = False
         for v, value, _ in defs:
-            if v not in out and value is not None and varies(value, out):
+            if v not in out and value is not None and varies(value, out, per_lane):
                 out.add(v)
                 changed = True
     return out
 
 
-def varies(e, varying: set) -> bool:
-    """Whether e reads a variable known to differ between threads."""
+def varies(e, varying: set, per_lane: bool = False) -> bool:
+    """Whether e reads a variable known to differ between threads; with per_lane, between the
+    lanes of a warp: `warp` does not, nor do `ty` and `tz` (one warp spans rows when bdx < 32)."""
     for x in walk(e):
         if isinstance(x, T.Local) and x.var in varying:
             return True
         if isinstance(x, T.Builtin) and (
-                x.name in ("k.warp", "k.lane", "k.shfl")
+                x.name in ("k.lane", "k.shfl") or x.name == "k.warp" and not per_lane
                 or x.name == "k.index" and x.extra[0] not in UNIFORM_INDEX
+                and not (per_lane and x.extra[1] != 0)
                 or x.name == "k.layout" and x.extra.space == "reg"):
             return True
     return False
@@ -351,6 +374,8 @@ class Splitter:
     def structured(self, s) -> list:
         if isinstance(s, T.If):
             self.no_shfl(s.cond)
+            if id(s) in self.plan.masked:
+                return self.masked_if(s)
             return [If(s.cond, self.split(s.then.body),
                        self.split(s.orelse.body) if s.orelse is not None else None)]
         if isinstance(s, T.While):
@@ -368,6 +393,20 @@ class Splitter:
                 raise Unsupported(s.span, "syncthreads() inside an expression")
             return self.shuffles(s)
         raise Unsupported(s.span, "a barrier or shuffle inside this statement")
+
+    def masked_if(self, s: T.If) -> list:
+        """`if c` as per-thread masks: a segment stores c (and not c) for each thread, and every
+        segment of each branch runs inside `if mask` (a break or continue there cannot)."""
+        n = len(self.plan.masks)
+        sp = s.span
+        then, other = (T.Var(f".mask{n}{k}", BOOL, sp) for k in ("", "e"))
+        self.plan.masks += [then, other]
+        out = [Loop([T.Decl(sp, then, s.cond),
+                     T.Decl(sp, other, T.Unop(BOOL, sp, "not", T.Local(BOOL, sp, then)))])]
+        for var, body in ((then, s.then), (other, s.orelse)):
+            if body is not None:
+                out += masked(self.split(body.body), var)
+        return out
 
     def no_shfl(self, e) -> None:
         for x in walk(e):
@@ -389,6 +428,25 @@ class Splitter:
                 stage += [T.Decl(x.span, site.value, x.args[0]), T.Decl(x.span, site.k, x.args[1])]
                 sites[id(x)] = T.Builtin(x.type, x.span, "k.shfl_read", [], site)
         return [Loop(stage), Loop([rebuild(s, sites)])]
+
+
+def masked(items: list, var: T.Var) -> list:
+    """items with every segment run only where per-thread `var` holds."""
+    out = []
+    for it in items:
+        if isinstance(it, Loop):
+            sp = var.span
+            it = Loop([T.If(sp, T.Local(BOOL, sp, var), T.Block(sp, it.stmts), None)])
+        elif isinstance(it, Jump):
+            raise Unsupported(it.stmt.span, "a break or continue under a condition that differs "
+                                            "between warps")
+        elif isinstance(it, If):
+            it = If(it.cond, masked(it.then, var), None if it.orelse is None
+                    else masked(it.orelse, var))
+        elif isinstance(it, (While, For)):
+            it.body = masked(it.body, var)
+        out.append(it)
+    return out
 
 
 def per_thread_vars(plan: Plan) -> set:
@@ -430,4 +488,4 @@ def per_thread_vars(plan: Plan) -> set:
         out |= {site.value, site.k}
     for w in plan.warps:
         out |= set(w.scratch)
-    return out
+    return out | set(plan.masks)

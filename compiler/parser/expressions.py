@@ -348,6 +348,11 @@ class _Expressions:
         if len(args) != 1 or args[0].keyword is not None:
             self.error(o.span, "a conversion takes one argument")
         value = args[0].value if args else ast.NilLit(o.span)
+        if self.at_cargs():                  # `float(B)<2>`: read the list to say what it is
+            cargs = self.cargs()
+            self.error(cargs[0].span, f"a conversion {t.text}(x) has no compile-time parameters",
+                       hint="compile-time parameters f(x)<N> are for the kernels and gpu "
+                            "functions that declare them (docs/phase2.md)")
         return ast.Convert(o.span, ty, value)
 
     def fstring(self, t: Token) -> ast.FStrLit:

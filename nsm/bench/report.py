@@ -247,6 +247,16 @@ def print_table(rep: dict, out: Path) -> None:
     con.print(f"report: {out / 'report.json'}  plot: {out / 'plot.png'}")
 
 
+def profile_per_step(prof: dict) -> str:
+    """The ops' time per step: the median over the steps the driver marked (profile.step()),
+    the statistic of the step times above, with the mean beside it; the mean alone, so
+    labelled, from a profile without step marks."""
+    if prof.get("steps"):
+        return (f"median {prof['median_step_ms']:.0f} ms of ops per step over {prof['steps']} "
+                f"steps (mean {prof['mean_step_ms']:.0f})")
+    return f"mean {prof['total_ms'] / prof['measured_steps']:.0f} ms of ops per step"
+
+
 def print_profile(con, rep: dict) -> None:
     """The top of Frost's per-op profile (FROST_PROFILE) over the measured steps."""
     prof = rep.get("profile")
@@ -254,8 +264,9 @@ def print_profile(con, rep: dict) -> None:
         return
     from rich.table import Table
     steps = prof["measured_steps"]
-    t = Table(title=f"Frost per-op profile: {prof['total_ms'] / steps:.0f} ms of ops per step "
-                    f"(own time; top {min(PROFILE_ROWS, len(prof['ops']))} of {len(prof['ops'])})")
+    t = Table(title=f"Frost per-op profile: {profile_per_step(prof)} (own time; top "
+                    f"{min(PROFILE_ROWS, len(prof['ops']))} of {len(prof['ops'])}; op rows: mean "
+                    f"per step)")
     for c in ("op", "calls/step", "ms/step", "%", "incl ms/step", "GFLOP/s"):
         t.add_column(c, justify="left" if c == "op" else "right")
     for op in prof["ops"][:PROFILE_ROWS]:

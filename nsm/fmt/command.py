@@ -8,6 +8,7 @@ from pathlib import Path
 
 from compiler.diagnostics import CompileError, Diagnostics
 
+from .arrows import channel_arrows
 from .layout import layout
 
 SKIP_DIRS = {".git", "build", ".venv", "node_modules", "__pycache__"}
@@ -165,7 +166,7 @@ def _format(text: str, path: str) -> str:
 def format_with_trees(text: str, path: str):
     """The layout of `text` with the syntax trees of both (FormatError as format_text)."""
     tokens, tree, known = parse(text, path)
-    out = layout(text, tokens)
+    out = layout(text, tokens, channel_arrows(tree, tokens))
     try:
         _, again, _ = parse(out, path, known)
     except FormatError as e:

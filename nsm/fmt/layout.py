@@ -91,13 +91,18 @@ def glued(toks) -> set[int]:
 
 
 def space(prev2, prev, cur, stack: list[str], header: bool, lead=None, compares=(),
-          glue=()) -> str:
+          glue=(), split=()) -> str:
     """The spacing between `prev` and `cur` on one line; `stack` holds the open brackets
     (innermost last), `prev2` the token before `prev`, `header` says the line is a def's,
-    `lead` is the first token of the logical line and `glue` holds tokens kept against `prev`."""
+    `lead` is the first token of the logical line, `glue` holds tokens kept against `prev`
+    and `split` the `<-` tokens printed as `< -` (a comparison with a negative operand)."""
     p, c = prev.text, cur.text
     if id(cur) in glue:
         return ""
+    if id(cur) in split:
+        return " "
+    if id(prev) in split:
+        return " " if cur.is_op("-", "+") else ""
     inner = stack[-1] if stack else None
     if lead is not None and lead.is_kw("import", "from") and "/" in (p, c):
         return ""                                # import frost/nn
@@ -144,8 +149,10 @@ def space(prev2, prev, cur, stack: list[str], header: bool, lead=None, compares=
     return " "
 
 
-def layout(text: str, tokens: list) -> str:
-    """The canonical layout of `text` (which lexes to `tokens` without an error)."""
+def layout(text: str, tokens: list, arrows: set[int]) -> str:
+    """The canonical layout of `text` (which lexes to `tokens` without an error); `arrows` holds
+    the ids of the `<-` tokens that are channel operators (arrows.py): any other `<-` outside a
+    compile-time list is printed `< -`, as the parser reads it (LANGUAGE.md 2.4)."""
     src = text[1:] if text.startswith("\ufeff") else text
     phys = src.split("\n")
     lines: list[Line] = []
@@ -213,11 +220,12 @@ def layout(text: str, tokens: list) -> str:
                                    toks[k + 1] if k + 1 < len(toks) else None)}
         glue = glued(toks)
         compares -= glue
+        split = {id(t) for t in toks if t.is_op("<-") and id(t) not in glue | arrows}
         for t in toks:
             if prev is not None:
                 parts.append(space(prev2, prev, t, [s[0] for s in stack], header, lead, compares,
-                                   glue))
-            parts.append(t.text)
+                                   glue, split))
+            parts.append("< -" if id(t) in split else t.text)
             if t.kind is T.OP and t.text in OPEN:
                 # the brackets of a range loop and of launch take no trailing comma
                 bare = t.text == "[" and not stack and (lead.is_kw("launch") or lead.is_op("["))

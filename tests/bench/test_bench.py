@@ -64,6 +64,10 @@ def test_three_step_run_writes_report_and_plot(tmp_path):
     ops = {o["op"]: o for o in rep["profile"]["ops"]}
     assert ops["dnnl.conv_fwd"]["calls"] == 3 * 21 and ops["conv2d"]["ms_per_step"] > 0
     assert ops["dnnl.conv_fwd"]["gflop_per_s"] > 0 and "Frost per-op profile" in p.stdout
+    # its per-step op time is a median of the 3 measured steps, as the step times are
+    prof = rep["profile"]
+    assert prof["steps"] == 3 and prof["median_step_ms"] == sorted(prof["step_ms"])[1]
+    assert "Frost per-op profile: median" in p.stdout
     assert all(s["summary"]["median_cpu_step_s"] > 0 for s in rep["systems"].values())
     assert rep["goals"] == []          # issue 23's goals are ResNet-18's
     # a second single-thread run with the same seed: identical Frost losses
@@ -135,6 +139,15 @@ def test_goals_pass_or_fail_at_their_batch_sizes():
     assert [x["passed"] for x in goals(rep(128, 2, 39.9))] == [False]
     assert [x["applies"] for x in goals(rep(64, 2, 50.0, 2.0))] == [False, False]
     assert goals(dict(rep(32, 2, 50.0), benchmark="resnet20")) == []
+
+
+def test_profile_per_step_says_its_statistic():
+    from nsm.bench.report import profile_per_step
+    marked = {"total_ms": 900.0, "measured_steps": 3, "steps": 3, "median_step_ms": 250.0,
+              "mean_step_ms": 300.0, "step_ms": [250.0, 200.0, 450.0]}
+    assert profile_per_step(marked) == "median 250 ms of ops per step over 3 steps (mean 300)"
+    old = {"total_ms": 900.0, "measured_steps": 3, "steps": 0}
+    assert profile_per_step(old) == "mean 300 ms of ops per step"
 
 
 @pytest.mark.parametrize("args, message", [

@@ -58,6 +58,25 @@ def test_grad_mode_is_per_thread(tmp_path):
     np.testing.assert_allclose(grad_of(p), 2 * np.array(W) * np.array(X), rtol=1e-6)
 
 
+def test_threads_training_at_once_match_sequential_runs(tmp_path):
+    """Two threads train small models at once on the one tape ($Backprop): each thread's losses
+    and final weights equal the same run alone (the two runs differ from each other)."""
+    p = subprocess.run([NSM, "run", str(HERE / "autograd_driver.nv"), "thread_train", "200"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                       env=dict(os.environ, OMP_WAIT_POLICY="passive"))
+    assert (p.returncode, p.stdout.splitlines()[-1:]) == (0, ["same true true false"]), p.stderr
+
+
+def test_threads_recording_at_once_get_distinct_increasing_seqs(tmp_path):
+    """The tape's sequence numbers (backward's order) stay distinct and increasing per thread
+    when 4 threads record 50000 operations each at once (an atomic counter)."""
+    p = subprocess.run([NSM, "run", str(HERE / "autograd_driver.nv"), "thread_seq", "50000"],
+                       cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                       env=dict(os.environ, OMP_WAIT_POLICY="passive"))
+    assert (p.returncode, p.stdout.splitlines()[-1:]) == (
+        0, ["distinct 200000 of 200000, increasing 199996 of 199996"]), p.stderr
+
+
 ERRORS = {
     "freed": "Trying to backward through the graph a second time",
     "twice": "Trying to backward through the graph a second time",

@@ -36,13 +36,21 @@ def test_profile_names_each_op_with_its_calls(tmp_path):
     assert abs(sum(o["total_ms"] for o in rep["ops"]) - rep["total_ms"]) < 0.01
     assert ops["conv2d backward"]["inclusive_ms"] >= ops["dnnl.conv_bwd_weights"]["inclusive_ms"]
     assert [o["total_ms"] for o in rep["ops"]] == sorted((o["total_ms"] for o in rep["ops"]), reverse=True)
+    # the marked steps: each one's op time (the warm-up step's mark reset away), their median
+    # and mean, which add up to the total
+    steps = rep["step_ms"]
+    assert rep["steps"] == STEPS == len(steps) and rep["median_step_ms"] == sorted(steps)[1]
+    assert abs(rep["mean_step_ms"] - sum(steps) / STEPS) < 1e-3
+    assert abs(sum(steps) - rep["total_ms"]) < 0.01
     table = p.stderr[p.stderr.index("frost profile:"):]
-    assert table.splitlines()[1].split() == ["op", "calls", "total", "ms", "%", "incl", "ms", "GFLOP/s"]
+    assert table.splitlines()[1] == (f"per step: median {rep['median_step_ms']:.1f} ms of ops over "
+                                     f"{STEPS} steps (mean {rep['mean_step_ms']:.1f} ms)")
+    assert table.splitlines()[2].split() == ["op", "calls", "total", "ms", "%", "incl", "ms", "GFLOP/s"]
     assert any(line.split()[:2] == ["dnnl.conv_fwd", str(STEPS)] for line in table.splitlines())
     # a name longer than the default column widens it: the header and every row, fixed-width
     # columns after the name, have one length
     assert ops["a user scope named longer than the op column"]["calls"] == STEPS
-    rows = table.splitlines()[1:len(rep["ops"]) + 2]
+    rows = table.splitlines()[2:len(rep["ops"]) + 3]
     assert len({len(r) for r in rows}) == 1, rows
 
 

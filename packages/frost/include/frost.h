@@ -159,12 +159,14 @@ int64_t frost__c_file_size(const char* path);
 // variable is read once); prof_begin opens a timed scope (returns 0, reading no clock, when off),
 // prof_end closes it as op with its FLOPs (0 when undefined), a no-op for t0 = 0. Scopes nest
 // per thread; a scope's own time excludes its nested scopes. Printed at exit (stderr) and
-// written to FROST_PROFILE_JSON; reset drops what was recorded; write_json returns the number
-// of ops written, -1 when the file cannot be written.
+// written to FROST_PROFILE_JSON; reset drops what was recorded; step ends a training step (the
+// report gives the median of the steps' op time, as nsm bench gives median step times);
+// write_json returns the number of ops written, -1 when the file cannot be written.
 int32_t frost__c_prof_on(void);
 int64_t frost__c_prof_begin(void);
 void frost__c_prof_end(const char* op, int64_t t0, double flops);
 void frost__c_prof_reset(void);
+void frost__c_prof_step(void);
 int64_t frost__c_prof_write_json(const char* path);
 void frost__c_prof_print(void);
 // CPU seconds used by the process so far, all threads (CLOCK_PROCESS_CPUTIME_ID): benchmarks

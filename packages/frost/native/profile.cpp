@@ -1,6 +1,8 @@
 // Frost's per-op profile (FROST_PROFILE=1; docs/frost/profile.md): calls, wall time and FLOPs per
 // op name, nested ops subtracted from their caller's own time, printed at exit as a table sorted
-// by own time and written as JSON to FROST_PROFILE_JSON. The variables are read once; when off,
+// by own time and written as JSON to FROST_PROFILE_JSON; with steps marked (frost__c_prof_step),
+// also the op time of each step and their median, nsm bench's statistic for step times. The
+// variables are read once; when off,
 // frost__c_prof_begin returns 0 without reading the clock and callers skip the end call.
 #include <time.h>
 #include <algorithm>
@@ -24,6 +26,9 @@ struct Entry {
 
 std::mutex mu;
 std::unordered_map<std::string, Entry> table;
+int64_t own_ns = 0;              // every op's own time so far
+int64_t marked_ns = 0;           // ... at the last step mark
+std::vector<int64_t> step_ns;    // the op time of each marked step
 // Per thread, for each open scope: the time its nested scopes took.
 thread_local std::vector<int64_t> nested;
 
@@ -52,6 +57,29 @@ std::vector<Row> sorted_rows(int64_t& total_ns) {
     return rows;
 }
 
+struct Steps {
+    size_t n = 0;
+    double median_ms = 0, mean_ms = 0;
+    std::vector<int64_t> ns;
+};
+
+Steps step_stats() {
+    Steps s;
+    {
+        std::lock_guard<std::mutex> g(mu);
+        s.ns = step_ns;
+    }
+    s.n = s.ns.size();
+    if (!s.n) return s;
+    std::vector<int64_t> v = s.ns;
+    std::sort(v.begin(), v.end());
+    s.median_ms = (s.n % 2 ? v[s.n / 2] : (v[s.n / 2 - 1] + v[s.n / 2]) / 2.0) / 1e6;
+    double sum = 0;
+    for (int64_t x : v) sum += x;
+    s.mean_ms = sum / s.n / 1e6;
+    return s;
+}
+
 double gflop_per_s(const Entry& e) { return e.flops > 0 && e.incl_ns > 0 ? e.flops / e.incl_ns : 0; }
 
 void json_string(FILE* f, const std::string& s) {
@@ -69,6 +97,10 @@ void print_table(FILE* f) {
     if (rows.empty()) return;
     fprintf(f, "frost profile: %zu ops, %.1f ms in ops (own time: nested ops counted once)\n",
             rows.size(), total / 1e6);
+    Steps st = step_stats();
+    if (st.n)
+        fprintf(f, "per step: median %.1f ms of ops over %zu steps (mean %.1f ms)\n", st.median_ms,
+                st.n, st.mean_ms);
     int w = 34;   // the op column widens to the longest name, so the columns stay aligned
     for (auto& r : rows) w = std::max(w, (int)r.op.size());
     fprintf(f, "%-*s %9s %11s %7s %11s %9s\n", w, "op", "calls", "total ms", "%", "incl ms",
@@ -87,7 +119,11 @@ int write_json(const char* path) {
     if (!f) return -1;
     int64_t total;
     std::vector<Row> rows = sorted_rows(total);
-    fprintf(f, "{\"total_ms\": %.3f, \"ops\": [", total / 1e6);
+    Steps st = step_stats();
+    fprintf(f, "{\"total_ms\": %.3f, \"steps\": %zu, \"median_step_ms\": %.3f, "
+               "\"mean_step_ms\": %.3f, \"step_ms\": [", total / 1e6, st.n, st.median_ms, st.mean_ms);
+    for (size_t i = 0; i < st.n; i++) fprintf(f, "%s%.3f", i ? ", " : "", st.ns[i] / 1e6);
+    fprintf(f, "], \"ops\": [");
     for (size_t i = 0; i < rows.size(); i++) {
         const Entry& e = rows[i].e;
         fprintf(f, "%s\n {\"op\": ", i ? "," : "");
@@ -141,12 +177,22 @@ void frost__c_prof_end(const char* op, int64_t t0, double flops) {
     e.calls += 1;
     e.self_ns += dt - inner;
     e.incl_ns += dt;
+    own_ns += dt - inner;
     e.flops += flops;
 }
 
 void frost__c_prof_reset(void) {
     std::lock_guard<std::mutex> g(mu);
     table.clear();
+    own_ns = marked_ns = 0;
+    step_ns.clear();
+}
+
+void frost__c_prof_step(void) {
+    if (!frost_prof::on()) return;
+    std::lock_guard<std::mutex> g(mu);
+    step_ns.push_back(own_ns - marked_ns);
+    marked_ns = own_ns;
 }
 
 int64_t frost__c_prof_write_json(const char* path) { return write_json(path); }
