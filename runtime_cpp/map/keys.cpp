@@ -9,6 +9,7 @@
 #include <cstring>
 #include "neve_rt.h"
 #include "map/maps.h"
+#include "str/strs.h"
 #include "types/values.h"
 
 namespace {
@@ -109,8 +110,7 @@ uint64_t rt_key_hash(const void* pv, const NvType* t) {
         case NV_BF16: return hash_f64(nv_bf16_to_f32(load<uint16_t>(p)));
         case NV_HALF: return hash_f64(nv_half_to_f32(load<uint16_t>(p)));
         case NV_STR: {
-            const NvStr* s = load<const NvStr*>(p);
-            return s ? rt_hash_bytes(s->data, s->len) : rt_hash_bytes("", 0);
+            return rt_str_hash(load<const NvStr*>(p));   // cached in the string
         }
         case NV_TUPLE: {
             uint64_t h = kP2 ^ (uint64_t)t->count;

@@ -4,13 +4,17 @@
 //            8-byte aligned; str-keyed maps add a word [short] (below). A removed entry keeps
 //            its place with hash 0 (a tombstone) and its key and value bytes cleared, so the
 //            collector does not keep them alive.
-//   index:   2 * cap slots (a power of two, load <= 1/2), linear probing. A slot is 0 when
-//            empty, else (high 32 bits of the hash) << 32 | (entry number + 1): the hash tag
-//            lets a probe skip most non-matching entries without touching them.
+//   index:   2 * cap 32-bit slots (a power of two, load <= 1/2), linear probing. A slot is 0
+//            when empty, else entry number + 1 in its low `nbits` bits (enough for cap) and
+//            as many bits of the hash's high half above them: the tag lets a probe skip most
+//            non-matching entries without touching them. Four bytes a slot keep the index
+//            small enough to stay in the cache next to the entries it points into.
 //
 // A str key of at most 7 bytes is also held in its entry's short word (its bytes, its length
 // in the top byte; longer keys: kLongKey), so a probe compares short keys without loading the
-// key string: an index slot and its entry are the only dependent loads.
+// key string: an index slot and its entry are the only dependent loads. Longer keys are
+// compared by full hash first (kept in the entry), then by bytes. str hashes are cached in
+// the string's header (rt_str_hash), so a key is hashed once however often it is looked up.
 //
 // Removing a key leaves its index slot pointing at the tombstone (probing goes past it); the
 // tombstones go away when the entries are rebuilt: when the entries are full (compacted in
@@ -28,12 +32,13 @@
 #include "fmt/text.h"
 #include "array/arrays.h"
 #include "map/maps.h"
+#include "str/strs.h"
 
 struct NvMap {
     const NvType* kt;
     const NvType* vt;
     char* entries;
-    uint64_t* index;
+    uint32_t* index;
     int64_t used;     // entries in use, tombstones included
     int64_t live;     // live entries (the map's size)
     int64_t cap;      // entry capacity: 0 or a power of two
@@ -41,6 +46,7 @@ struct NvMap {
     int32_t koff, voff, soff, stride;   // soff: the short word (kStr maps), else 0
     int32_t kmode;    // kGeneric, kStr, kInt: fast paths of hashing and equality
     int32_t ptrs;     // entries may hold GC pointers
+    int32_t nbits;    // index slots: entry number + 1 in the low nbits, hash tag above
 };
 
 namespace {
@@ -95,25 +101,31 @@ inline uint64_t short_word(const NvStr* s) {
     int64_t n = s ? s->len : 0;
     if (n > 7) return kLongKey;
     uint64_t w = (uint64_t)n << 56;
-    if (n) {
-        uint64_t b = 0;
-        memcpy(&b, s->data, (size_t)n);
-        w |= b;
+    const unsigned char* d = (const unsigned char*)(n ? s->data : "");
+    if (n >= 4) {   // two overlapping 4-byte loads, as the hash reads them
+        uint32_t lo, hi;
+        memcpy(&lo, d, 4);
+        memcpy(&hi, d + n - 4, 4);
+        w |= lo | ((uint64_t)hi << (8 * (n - 4)));
+    } else if (n > 0) {
+        w |= d[0] | ((uint64_t)d[n >> 1] << (8 * (n >> 1))) | ((uint64_t)d[n - 1] << (8 * (n - 1)));
     }
     return w;
 }
 
 inline Probe probe_of(const NvMap* m, const void* key) {
-    uint64_t h, sk = 0;
     if (m->kmode == kStr) {
         const NvStr* s;
         memcpy(&s, key, sizeof s);
-        h = s ? rt_hash_bytes(s->data, s->len) : rt_hash_bytes("", 0);
-        sk = short_word(s);
-    } else {
-        h = rt_key_hash(key, m->kt);
+        return {rt_str_hash(s), short_word(s)};   // never 0
     }
-    return {h ? h : 1, sk};   // hash 0 marks a tombstone
+    uint64_t h = rt_key_hash(key, m->kt);
+    return {h ? h : 1, 0};   // hash 0 marks a tombstone
+}
+
+// The bits of an index slot above its entry number: the tag of hash h.
+inline uint32_t tag_of(uint64_t h, int32_t nbits) {
+    return (uint32_t)(h >> 32) & ~((uint32_t(1) << nbits) - 1);
 }
 
 inline uint64_t entry_word(const char* e, int32_t off) {
@@ -122,10 +134,11 @@ inline uint64_t entry_word(const char* e, int32_t off) {
     return w;
 }
 
-// Whether entry e (hash already equal to the probe's) holds key.
+// Whether entry e (hash already equal to the probe's) holds key; Mode is m->kmode.
+template <int Mode>
 inline bool key_match(const NvMap* m, const char* e, const void* key, const Probe& p) {
     const char* ekey = e + m->koff;
-    switch (m->kmode) {
+    switch (Mode) {
         case kStr: {
             if (p.sk != kLongKey) return entry_word(e, m->soff) == p.sk;
             const NvStr *a, *b;
@@ -140,46 +153,61 @@ inline bool key_match(const NvMap* m, const char* e, const void* key, const Prob
     }
 }
 
-// The entry number holding key, or -1.
-int64_t find(const NvMap* m, const void* key, const Probe& p) {
-    if (m->cap == 0) return -1;
+// The entry number holding key, or -1; one loop per key mode, so the str probe is tight.
+template <int Mode>
+int64_t find_in(const NvMap* m, const void* key, const Probe& p) {
     uint64_t mask = (uint64_t)(2 * m->cap - 1);
-    uint64_t tag = p.h >> 32;
+    uint32_t low = (uint32_t(1) << m->nbits) - 1;
+    uint32_t tag = tag_of(p.h, m->nbits);
     for (uint64_t i = p.h & mask;; i = (i + 1) & mask) {
-        uint64_t s = m->index[i];
+        uint32_t s = m->index[i];
         if (s == 0) return -1;
-        if ((s >> 32) == tag) {
-            int64_t n = (int64_t)(uint32_t)s - 1;
+        if ((s & ~low) == tag) {
+            int64_t n = (int64_t)(s & low) - 1;
             const char* e = entry(m, n);
-            if (entry_hash(e) == p.h && key_match(m, e, key, p)) return n;
+            if (entry_hash(e) == p.h && key_match<Mode>(m, e, key, p)) return n;
         }
     }
 }
 
-inline void index_put(uint64_t* index, uint64_t mask, uint64_t h, int64_t n) {
+inline int64_t find(const NvMap* m, const void* key, const Probe& p) {
+    if (m->cap == 0) return -1;
+    switch (m->kmode) {
+        case kStr: return find_in<kStr>(m, key, p);
+        case kInt: return find_in<kInt>(m, key, p);
+        default: return find_in<kGeneric>(m, key, p);
+    }
+}
+
+inline void index_put(uint32_t* index, uint64_t mask, int32_t nbits, uint64_t h, int64_t n) {
     uint64_t i = h & mask;
     while (index[i]) i = (i + 1) & mask;
-    index[i] = ((h >> 32) << 32) | (uint64_t)(n + 1);
+    index[i] = tag_of(h, nbits) | (uint32_t)(n + 1);
 }
+
+// Bits for entry numbers + 1 up to cap (a power of two): log2(cap) + 1.
+inline int32_t entry_bits(int64_t cap) { return 64 - __builtin_clzll((uint64_t)cap); }
 
 // New entries and index of capacity cap holding the live entries in order.
 void rebuild(NvMap* m, int64_t cap) {
     if (cap > kMaxCap) rt_panic("out of memory");
     char* ne = alloc_block((size_t)cap * (size_t)m->stride, m->ptrs != 0);
-    uint64_t* ni = (uint64_t*)alloc_block((size_t)cap * 2 * sizeof(uint64_t), false);
+    uint32_t* ni = (uint32_t*)alloc_block((size_t)cap * 2 * sizeof(uint32_t), false);
     uint64_t mask = (uint64_t)(2 * cap - 1);
+    int32_t nbits = entry_bits(cap);
     int64_t j = 0;
     for (int64_t i = 0; i < m->used; i++) {
         const char* e = entry(m, i);
         uint64_t h = entry_hash(e);
         if (!h) continue;
         memcpy(ne + j * m->stride, e, (size_t)m->stride);
-        index_put(ni, mask, h, j);
+        index_put(ni, mask, nbits, h, j);
         j++;
     }
     m->entries = ne;
     m->index = ni;
     m->cap = cap;
+    m->nbits = nbits;
     m->used = m->live = j;
 }
 
@@ -202,7 +230,7 @@ char* insert_new(NvMap* m, const void* key, const Probe& p) {
     memcpy(e, &h, 8);
     memcpy(e + m->koff, key, (size_t)m->kt->size);
     if (m->soff) memcpy(e + m->soff, &p.sk, 8);
-    index_put(m->index, (uint64_t)(2 * m->cap - 1), h, n);
+    index_put(m->index, (uint64_t)(2 * m->cap - 1), m->nbits, h, n);
     m->live++;
     m->mod++;
     return e;
