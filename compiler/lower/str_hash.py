@@ -1,4 +1,4 @@
-"""The runtime's str hash (runtime_cpp/map/keys.cpp rt_hash_bytes, raised to >= 2 as
+"""The runtime's str hash (runtime_cpp/map/hash.cpp rt_hash_bytes, raised to >= 2 as
 rt_str_hash caches it), computed at compile time for literals, whose constants are read-only."""
 from __future__ import annotations
 
