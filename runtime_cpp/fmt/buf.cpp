@@ -20,21 +20,28 @@ void rt_buf_release(NvBuf* b) {
     nv_buf_init(b);
 }
 
-void rt_buf_append(NvBuf* b, const char* p, size_t n) {
-    if (b->len + (int64_t)n > b->cap) {
-        int64_t cap = b->cap * 2;
-        if (cap < b->len + (int64_t)n) cap = b->len + (int64_t)n;
-        char* d;
-        if (b->data == b->small) {
-            d = (char*)malloc((size_t)cap);
-            if (d) memcpy(d, b->data, (size_t)b->len);
-        } else {
-            d = (char*)realloc(b->data, (size_t)cap);
-        }
-        if (!d) rt_panic("out of memory");
-        b->data = d;
-        b->cap = cap;
+namespace {
+
+// Room for n more bytes; out of line, so appends that fit need no saved registers.
+__attribute__((noinline)) void buf_grow(NvBuf* b, size_t n) {
+    int64_t cap = b->cap * 2;
+    if (cap < b->len + (int64_t)n) cap = b->len + (int64_t)n;
+    char* d;
+    if (b->data == b->small) {
+        d = (char*)malloc((size_t)cap);
+        if (d) memcpy(d, b->data, (size_t)b->len);
+    } else {
+        d = (char*)realloc(b->data, (size_t)cap);
     }
+    if (!d) rt_panic("out of memory");
+    b->data = d;
+    b->cap = cap;
+}
+
+}  // namespace
+
+void rt_buf_append(NvBuf* b, const char* p, size_t n) {
+    if (b->len + (int64_t)n > b->cap) buf_grow(b, n);
     rt_copy_bytes(b->data + b->len, p, n);
     b->len += (int64_t)n;
 }

@@ -191,7 +191,7 @@ inline bool key_match(const NvMap* m, const char* e, const void* key, const Prob
 
 // The slot holding key, or nullptr; one loop per key mode, so the str probe is tight.
 template <int Mode>
-char* find_in(const NvMap* m, const void* key, const Probe& p) {
+__attribute__((always_inline)) inline char* find_in(const NvMap* m, const void* key, const Probe& p) {
     uint64_t mask = (uint64_t)m->nslots - 1;
     uint8_t tag = tag_of(p.h);
     for (uint64_t pos = p.h & mask, step = kGroup;; pos = (pos + step) & mask, step += kGroup) {
