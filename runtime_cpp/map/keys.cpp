@@ -56,9 +56,7 @@ uint64_t rt_key_hash(const void* pv, const NvType* t) {
         case NV_F64: return hash_f64(load<double>(p));
         case NV_BF16: return hash_f64(nv_bf16_to_f32(load<uint16_t>(p)));
         case NV_HALF: return hash_f64(nv_half_to_f32(load<uint16_t>(p)));
-        case NV_STR: {
-            return rt_str_hash(load<const NvStr*>(p));   // cached in the string
-        }
+        case NV_STR: return rt_str_hash(load<const NvStr*>(p));   // cached in the string
         case NV_TUPLE: {
             uint64_t h = kP2 ^ (uint64_t)t->count;
             for (int32_t i = 0; i < t->count; i++)
