@@ -7,6 +7,7 @@ from .. import tir as T
 from ..types import (ArrayT, BufferT, ChannelT, FixedT, ForeignT, FuncT, MapT, Prim, TupleT, Type, ClassT,
                      has_pointers)
 from . import runtime_abi as R
+from .str_hash import str_hash
 from .exprs import ExprLowering
 from .stmts import StmtLowering
 from .intrinsics import IntrinsicLowering
@@ -195,7 +196,8 @@ class Lowerer(KernelLowering, WarpLowering, ForeignLowering, CStructLowering, Th
         gv = ir.GlobalVariable(self.module, R.NVSTR, self.unique(".str"))
         gv.global_constant = True
         gv.linkage = "private"
-        gv.initializer = ir.Constant(R.NVSTR, [ir.Constant(R.I64, len(data)), chars])
+        gv.initializer = ir.Constant(R.NVSTR, [ir.Constant(R.I64, len(data)), chars,
+                                               ir.Constant(R.I64, str_hash(data))])
         ptr = gv.bitcast(R.PTR)
         self.strs[data] = ptr
         return ptr

@@ -14,8 +14,8 @@ VOID = ir.VoidType()
 NVTYPE = ir.LiteralStructType([I32, I32, I32, I32, PTR, PTR, PTR, PTR, PTR])
 # NvArray {i64 len, i64 cap, ptr data, ptr elem}
 NVARRAY = ir.LiteralStructType([I64, I64, PTR, PTR])
-# NvStr {i64 len, ptr data}
-NVSTR = ir.LiteralStructType([I64, PTR])
+# NvStr {i64 len, ptr data, i64 hash (0 until computed; literals carry theirs: str_hash.py)}
+NVSTR = ir.LiteralStructType([I64, PTR, I64])
 # NvFrame {ptr prev, ptr fn, i64 site}
 NVFRAME = ir.LiteralStructType([PTR, PTR, I64])
 NVFUNCINFO = ir.LiteralStructType([PTR, PTR])

@@ -62,6 +62,7 @@ extern const NvType nv_type_int, nv_type_i8, nv_type_i16, nv_type_i32, nv_type_u
 typedef struct NvStr {
     int64_t len;
     const char* data;                   /* not NUL-terminated in general */
+    uint64_t hash;                      /* the bytes' hash (>= 2) once computed, else 0 */
 } NvStr;
 
 typedef struct NvArray {

@@ -2,13 +2,12 @@
 // char and bool by value, floats by value (-0.0 == 0.0; NaN equals nothing, so a NaN key is
 // never found), tuples and fixed arrays element-wise, every other kind (classes, foreign
 // types, arrays, maps, channels, functions, buffers, any) by the identity of its reference.
-//
-// The byte hash follows the structure of wyhash (Wang Yi, public domain): 64x64->128-bit
-// multiply-and-fold mixing over 16-byte blocks. Its exact output is not part of any ABI.
+// Bytes hash by rt_hash_bytes (map/hash.cpp).
 #include <cmath>
 #include <cstring>
 #include "neve_rt.h"
 #include "map/maps.h"
+#include "str/strs.h"
 #include "types/values.h"
 
 namespace {
@@ -20,18 +19,6 @@ constexpr uint64_t kP2 = 0x8ebc6af09c88c6e3ull;
 inline uint64_t mum(uint64_t a, uint64_t b) {
     __uint128_t r = (__uint128_t)a * b;
     return (uint64_t)r ^ (uint64_t)(r >> 64);
-}
-
-inline uint64_t r8(const char* p) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-inline uint64_t r4(const char* p) {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
 }
 
 template <class T>
@@ -52,45 +39,6 @@ uint64_t hash_f64(double d) {
 
 }  // namespace
 
-uint64_t rt_hash_bytes(const char* p, int64_t len) {
-    uint64_t n = (uint64_t)len;
-    uint64_t seed = kP0 ^ mum(n ^ kP1, kP2);
-    uint64_t a, b;
-    if (n <= 16) {
-        if (n >= 4) {
-            a = (r4(p) << 32) | r4(p + ((n >> 3) << 2));
-            b = (r4(p + n - 4) << 32) | r4(p + n - 4 - ((n >> 3) << 2));
-        } else if (n > 0) {
-            a = ((uint64_t)(unsigned char)p[0] << 16) | ((uint64_t)(unsigned char)p[n >> 1] << 8) |
-                (unsigned char)p[n - 1];
-            b = 0;
-        } else {
-            a = b = 0;
-        }
-    } else {
-        uint64_t i = n;
-        if (i > 48) {
-            uint64_t s1 = seed, s2 = seed;
-            do {
-                seed = mum(r8(p) ^ kP1, r8(p + 8) ^ seed);
-                s1 = mum(r8(p + 16) ^ kP2, r8(p + 24) ^ s1);
-                s2 = mum(r8(p + 32) ^ kP0, r8(p + 40) ^ s2);
-                p += 48;
-                i -= 48;
-            } while (i > 48);
-            seed ^= s1 ^ s2;
-        }
-        while (i > 16) {
-            seed = mum(r8(p) ^ kP1, r8(p + 8) ^ seed);
-            p += 16;
-            i -= 16;
-        }
-        a = r8(p + i - 16);
-        b = r8(p + i - 8);
-    }
-    return mum(kP1 ^ n, mum(a ^ kP1, b ^ seed));
-}
-
 uint64_t rt_key_hash(const void* pv, const NvType* t) {
     const char* p = (const char*)pv;
     switch (t->kind) {
@@ -108,10 +56,7 @@ uint64_t rt_key_hash(const void* pv, const NvType* t) {
         case NV_F64: return hash_f64(load<double>(p));
         case NV_BF16: return hash_f64(nv_bf16_to_f32(load<uint16_t>(p)));
         case NV_HALF: return hash_f64(nv_half_to_f32(load<uint16_t>(p)));
-        case NV_STR: {
-            const NvStr* s = load<const NvStr*>(p);
-            return s ? rt_hash_bytes(s->data, s->len) : rt_hash_bytes("", 0);
-        }
+        case NV_STR: return rt_str_hash(load<const NvStr*>(p));   // cached in the string
         case NV_TUPLE: {
             uint64_t h = kP2 ^ (uint64_t)t->count;
             for (int32_t i = 0; i < t->count; i++)

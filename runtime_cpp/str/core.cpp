@@ -4,6 +4,7 @@
 #include "neve_rt.h"
 #include "error/panic.h"
 #include "gc/alloc.h"
+#include "map/maps.h"
 #include "str/strs.h"
 #include "types/index.h"
 
@@ -12,6 +13,13 @@ NvStr g_empty = {0, ""};
 }
 
 NvStr* rt_str_empty() { return &g_empty; }
+
+uint64_t rt_str_hash_slow(const NvStr* s) {
+    uint64_t h = s ? rt_hash_bytes(s->data, s->len) : rt_hash_bytes("", 0);
+    if (h < 2) h += 2;
+    if (s) __atomic_store_n(&((NvStr*)s)->hash, h, __ATOMIC_RELAXED);
+    return h;
+}
 
 NvStr* rt_str_alloc(int64_t len, char** data) {
     if (len <= 0) {
@@ -25,6 +33,7 @@ NvStr* rt_str_alloc(int64_t len, char** data) {
     d[len] = '\0';
     s->len = len;
     s->data = d;
+    s->hash = 0;
     *data = d;
     return s;
 }
@@ -39,7 +48,7 @@ extern "C" {
 NvStr* nv_str_new(const char* data, int64_t len) {
     char* d;
     NvStr* s = rt_str_alloc(len, &d);
-    if (len > 0) memcpy(d, data, (size_t)len);
+    if (len > 0) rt_copy_bytes(d, data, (size_t)len);
     return s;
 }
 
@@ -57,7 +66,11 @@ NvStr* nv_str_concat(const NvStr* a, const NvStr* b) {
 int32_t nv_str_eq(const NvStr* a, const NvStr* b) {
     int64_t la = rt_slen(a);
     if (la != rt_slen(b)) return 0;
-    return la == 0 || a == b || memcmp(a->data, b->data, (size_t)la) == 0;
+    if (la == 0 || a == b) return 1;
+    uint64_t ha = __atomic_load_n(&a->hash, __ATOMIC_RELAXED);
+    uint64_t hb = __atomic_load_n(&b->hash, __ATOMIC_RELAXED);
+    if (ha && hb && ha != hb) return 0;   // both hashed already: differing hashes decide
+    return memcmp(a->data, b->data, (size_t)la) == 0;
 }
 
 int32_t nv_str_cmp(const NvStr* a, const NvStr* b) {

@@ -235,10 +235,11 @@ def test_stress_long(conc):
 # ------------------------------------------------------------------ ThreadSanitizer
 
 # The runtime sources the TSan build compiles: the concurrency concerns whole, and the pieces
-# they call (errors and their report, stdout, random seeds, arrays for split chunks).
+# they call (errors and their report, stdout, random seeds, arrays for split chunks, the str
+# hash that strings cache).
 TSAN_SOURCES = ["thread/*.cpp", "channel/*.cpp", "error/*.cpp", "fmt/stdout.cpp", "fmt/buf.cpp",
                 "num/convert.cpp", "types/primitives.cpp", "random/rng.cpp", "str/core.cpp",
-                "array/core.cpp"]
+                "array/core.cpp", "map/hash.cpp"]
 TSAN_FLAGS = ["-std=c++17", "-fsanitize=thread", "-O1", "-g", "-DNV_TSAN"]
 
 

@@ -25,7 +25,7 @@ from nsm.build import runtime as rtbuild
 C_DIR = Path(__file__).parent / "c"
 REPO = Path(__file__).resolve().parents[2]
 PROGRAMS = ["fmt_floats", "strs", "parse", "arrays", "trace", "overflow", "threads", "misc",
-            "maps", "map_stress", "fmt_spec", "rng", "files"]
+            "maps", "map_stress", "map_collide", "fmt_spec", "rng", "files"]
 
 
 @pytest.fixture(scope="module")
@@ -473,6 +473,14 @@ def test_maps_against_reference(exe):
     p = run(exe["map_stress"])
     assert (p.returncode, p.stderr) == (0, ""), p.stderr
     assert p.stdout.split()[:4] == ["ok", "1", "1", "1"]
+
+
+def test_maps_with_colliding_hashes(exe):
+    # 2 x 20k operations checked against the model with every str key on one of two hashes
+    # (the program links its own rt_hash_bytes); the cached hash of "k1" is that function's
+    p = run(exe["map_collide"])
+    assert (p.returncode, p.stderr) == (0, ""), p.stderr
+    assert p.stdout.split()[:4] == ["ok", "1", "1", "2"]
 
 
 @pytest.mark.parametrize("mode, site, message", [

@@ -194,6 +194,7 @@ bool large_map_survives_gc() {
 
 }  // namespace
 
+#ifndef MAP_STRESS_NO_MAIN   // map_collide.cpp reuses the model with its own main
 int main(int argc, char** argv) {
     nv_init(argc, argv);
     long a = stress<StrKeys>(100000, 3000);
@@ -206,3 +207,4 @@ int main(int argc, char** argv) {
     say(t);
     return nv_finish();
 }
+#endif
