@@ -1,6 +1,7 @@
 // Frost's MPI glue (include/frost_dist.h): Open MPI loaded with dlopen at init, a communication
-// thread that runs queued all-reduces (non-blocking collectives polled with short sleeps) (the gradient buckets of DataParallel) while the main thread
-// computes, and a watchdog that ends a rank stuck in a collective. MPI is initialised with
+// thread that runs queued all-reduces (the gradient buckets of DataParallel; non-blocking
+// collectives, polled) while the main thread computes, a watchdog that ends a rank stuck in a
+// collective, and the choice of one GPU per rank at load time. MPI is initialised with
 // MPI_THREAD_SERIALIZED and every MPI call takes one mutex, so at most one thread is inside MPI.
 //
 // Why dlopen: libmpi pulls in UCX and libfabric, whose memory hooks every Frost program would
@@ -89,7 +90,6 @@ void check(int rc, const char* what) {
 // Threads blocked in frost__dist_wait or drain: while one is, its core is idle, so the
 // communication thread polls without sleeping.
 std::atomic<int> waiters{0};
-int g_policy = 0;  // EXPERIMENT 0 adaptive 1 spin 2 yield 3 nap
 
 // Finish a non-blocking collective. Open MPI's non-blocking collectives move on only inside MPI
 // calls (each algorithm round, each shared-memory fragment needs one), so every sleep between
@@ -103,8 +103,7 @@ void complete(MPI_Request* req, int rc, const char* what, bool hard) {
     for (;;) {
         check(api.test(req, &flag, MPI_STATUS_IGNORE), what);
         if (flag) return;
-        if (g_policy == 1) continue;
-        if (g_policy == 2 || (g_policy == 0 && (hard || waiters.load() > 0))) {
+        if (hard || waiters.load() > 0) {
             sched_yield();
             nap = 20;
             continue;
@@ -254,7 +253,6 @@ int64_t frost__dist_init(void) {
         return 0;
     }
     if (const char* t = getenv("FROST_DIST_TIMEOUT")) g_timeout = atof(t);
-    if (const char* t = getenv("FROST_DIST_PROGRESS")) g_policy = atoi(t);
     void* h = load_mpi();
     if (!h) return -1;
     bool ok = sym(h, api.init_thread, "MPI_Init_thread") && sym(h, api.finalize, "MPI_Finalize") &&
