@@ -12,7 +12,7 @@
 
 #include <dlfcn.h>
 #include <mpi.h>
-#include <sched.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -87,15 +87,17 @@ void check(int rc, const char* what) {
     if (rc != MPI_SUCCESS) die(what, rc);
 }
 
-// Threads blocked in frost__dist_wait or drain: while one is, its core is idle, so the
-// communication thread polls without sleeping.
+// Threads blocked in frost__dist_wait or drain: while one is, the main thread's core is idle.
 std::atomic<int> waiters{0};
 
 // Finish a non-blocking collective. Open MPI's non-blocking collectives move on only inside MPI
-// calls (each algorithm round, each shared-memory fragment needs one), so every sleep between
-// MPI_Test calls delays them. Poll hard (MPI_Test, sched_yield) when the caller is blocked anyway
-// (hard: a collective of the main thread) or while the main thread waits for this one; else,
-// while it computes, nap (20 to 250 us) so the poll does not take the core it computes on.
+// calls (each round of the algorithm, each shared-memory fragment needs one), so the time
+// between MPI_Test calls adds to every round. Polling without sleeping is no cure: on 2 cores
+// shared with other busy processes a spin (even with sched_yield) made collectives 5 to 10 times
+// slower, since the rank it waits for cannot run. So the poll always sleeps, briefly (20 us, with
+// a 1 us timer slack, see comm_loop) while the caller's core is idle anyway (hard: a collective
+// of the main thread; or the main thread waiting for this bucket), and growing to 250 us while
+// the main thread computes, so the communication thread takes little of its core.
 void complete(MPI_Request* req, int rc, const char* what, bool hard) {
     check(rc, what);
     int flag = 0;
@@ -103,11 +105,7 @@ void complete(MPI_Request* req, int rc, const char* what, bool hard) {
     for (;;) {
         check(api.test(req, &flag, MPI_STATUS_IGNORE), what);
         if (flag) return;
-        if (hard || waiters.load() > 0) {
-            sched_yield();
-            nap = 20;
-            continue;
-        }
+        if (hard || waiters.load() > 0) nap = 20;
         std::this_thread::sleep_for(std::chrono::microseconds(nap));
         nap = std::min(nap * 2, 250L);
     }
@@ -151,6 +149,7 @@ void reduce(float* buf, int64_t n, int64_t op, bool hard) {
 }
 
 void comm_loop() {
+    prctl(PR_SET_TIMERSLACK, 1000UL);   // ns: a 20 us nap sleeps 20 us, not the default 70
     for (;;) {
         Job j;
         {
@@ -285,6 +284,7 @@ int64_t frost__dist_init(void) {
     g_rank = r;
     g_size = s;
     g_active = true;
+    prctl(PR_SET_TIMERSLACK, 1000UL);   // the main thread's polls (its collectives)
     comm_thread = std::thread(comm_loop);
     watchdog = std::thread(watch);
     watchdog.detach();
