@@ -189,10 +189,13 @@ def test_nccl_errors_are_clear(built, fakes):
             'with to("cuda"), or init the "mpi" backend)') in err
 
 
-@pytest.mark.parametrize("devices,chosen", [("2", ["cuda:0", "cuda:1"]), ("1", ["cuda:0", "cuda:0"])])
-def test_each_rank_drives_gpu_local_rank_mod_device_count(built, fakes, devices, chosen):
+# NEVE_DEVICE unset (empty) or "cuda" (any GPU): rank r takes device r mod the count
+@pytest.mark.parametrize("devices,asked,chosen", [("2", "", ["cuda:0", "cuda:1"]),
+                                                  ("1", "cuda", ["cuda:0", "cuda:0"])])
+def test_each_rank_drives_gpu_local_rank_mod_device_count(built, fakes, devices, asked, chosen):
     log = built / f"gpu_rank{devices}.log"
-    env = dict(on_fake_gpu(fakes, log), FAKE_CUDA_DEVICES=devices, FAKE_CUDA_LOG=str(log))
+    env = dict(on_fake_gpu(fakes, log), FAKE_CUDA_DEVICES=devices, FAKE_CUDA_LOG=str(log),
+               NEVE_DEVICE=asked)
     out = nproc(2, "gpu_rank", cwd=built, env=env).stdout
     assert sorted(out.splitlines()) == [
         f"[{r}] rank {r} local {r} NEVE_DEVICE {chosen[r]} cuda:0 [1.0, 1.0]" for r in range(2)]

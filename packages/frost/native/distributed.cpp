@@ -210,8 +210,9 @@ bool sym(void* h, T& out, const char* name) {
     return out != nullptr;
 }
 
-// One GPU per rank: under a launcher with several ranks on this machine and NEVE_DEVICE unset
-// (or empty), rank local_rank drives CUDA device local_rank mod the device count. This runs when
+// One GPU per rank: under a launcher with several ranks on this machine and NEVE_DEVICE unset,
+// empty or a plain "cuda" (any GPU; nsm bench --device cuda), rank local_rank drives CUDA device
+// local_rank mod the device count; "cuda:N" and "cpu" are kept. This runs when
 // the program is loaded, not at dist.init(): the runtime opens its CUDA context, and Frost fixes
 // its default device, before main. The count comes from the driver itself (cuDeviceGetCount,
 // which honours CUDA_VISIBLE_DEVICES); without a driver or a device nothing is set.
@@ -222,7 +223,8 @@ int64_t local_rank() {
 
 __attribute__((constructor)) void gpu_per_rank() {
     const char* dev = getenv("NEVE_DEVICE");
-    if ((dev && *dev) || env_int("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS") <= 1) return;
+    bool any_gpu = !dev || !*dev || strcmp(dev, "cuda") == 0 || strcmp(dev, "gpu") == 0;
+    if (!any_gpu || env_int("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS") <= 1) return;
     void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!cuda) return;
     auto init = (int (*)(unsigned))dlsym(cuda, "cuInit");
