@@ -1,12 +1,15 @@
 """PyTorch DDP over Gloo, the configuration of ddp_bench.nv: same models, synthetic data, SGD with
-momentum, one thread per rank; prints `result MODEL RANKS IMAGES_PER_S WAIT_FRACTION` (the wait
-fraction is not observable inside DDP: -1).
+momentum, one thread per rank, every step timed on rank 0; prints
+`result MODEL RANKS IMAGES_PER_S WAIT_FRACTION` (images/s from the median step; the wait fraction
+is not observable inside DDP: -1) and `breakdown step MS forward MS backward MS optimizer MS`
+(per-step medians; DDP's all-reduce runs inside backward).
 
-    python bench/distributed/ddp_torch.py mnist 64 20 3 2
+    python bench/distributed/ddp_torch.py mnist 64 60 5 2
 """
 from __future__ import annotations
 
 import os
+import statistics
 import sys
 import time
 
@@ -59,19 +62,26 @@ def worker(rank: int, world: int, name: str, batch: int, steps: int, warmup: int
     shape = (batch, 3, 32, 32) if name == "resnet20" else (batch, 1, 28, 28)
     x = torch.randn(shape)
     y = torch.tensor([(i * 7 + rank) % 10 for i in range(batch)])
-    t0 = time.perf_counter()
+    times: dict[str, list[float]] = {"step": [], "forward": [], "backward": [], "optimizer": []}
     for s in range(warmup + steps):
         if s == warmup:
             dist.barrier()
-            t0 = time.perf_counter()
+        t0 = time.perf_counter()
         loss = F.cross_entropy(model(x), y)
+        t1 = time.perf_counter()
         opt.zero_grad()
         loss.backward()
+        t2 = time.perf_counter()
         opt.step()
+        t3 = time.perf_counter()
+        if s >= warmup:
+            for k, v in zip(times, (t3 - t0, t1 - t0, t2 - t1, t3 - t2)):
+                times[k].append(v)
     dist.barrier()
-    dt = time.perf_counter() - t0
+    med = {k: statistics.median(v) for k, v in times.items()}
     if rank == 0:
-        print(f"result {name} {world} {batch * world * steps / dt} -1", flush=True)
+        print(f"result {name} {world} {batch * world / med['step']} -1", flush=True)
+        print("breakdown " + " ".join(f"{k} {v * 1000:.3f}" for k, v in med.items()), flush=True)
     dist.destroy_process_group()
 
 

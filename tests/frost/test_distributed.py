@@ -57,9 +57,9 @@ def test_two_ranks_equal_one_rank_of_twice_the_batch(built, opt, tol):
     d = built
     run_nv(DRIVER, "mlp", str(d / f"one_{opt}"), opt, "25", "16", "5", cwd=d)
     one = params(d / f"one_{opt}")
-    # 25 MB: one bucket; 0.004 MB (1048 floats): 4 buckets, started during backward;
-    # 0: no bucketing, one buffer after backward
-    for mb, buckets in [("25", 1), ("0.004", 4), ("0", 1)]:
+    # 25 MB: one bucket; 0.0002 MB (52 floats): 5 buckets (each closes once it holds 52
+    # floats, as DDP's), started during backward; 0: no bucketing, one buffer after backward
+    for mb, buckets in [("25", 1), ("0.0002", 5), ("0", 1)]:
         p = nproc(2, "mlp", str(d / f"two_{opt}_{mb}"), opt, mb, "8", "5", cwd=d)
         assert f"[0] buckets {buckets}\n" in p.stdout
         assert max_rel(params(d / f"two_{opt}_{mb}"), one) < tol, mb
@@ -137,16 +137,16 @@ def test_nccl_two_ranks_on_cuda_equal_one_cpu_rank_of_twice_the_batch(built, fak
     d = built
     run_nv(DRIVER, "mlp", str(d / "one_cpu"), "sgd", "25", "16", "5", cwd=d)
     log = d / "nccl_mlp.log"
-    p = nproc(2, "nccl_mlp", str(d / "two_nccl"), "sgd", "0.004", "8", "5", cwd=d,
+    p = nproc(2, "nccl_mlp", str(d / "two_nccl"), "sgd", "0.0002", "8", "5", cwd=d,
               env=on_fake_gpu(fakes, log))
-    assert "[0] buckets 4\n" in p.stdout
+    assert "[0] buckets 5\n" in p.stdout
     assert max_rel(params(d / "two_nccl"), params(d / "one_cpu")) < 1e-5
     calls = log.read_text().splitlines()
     assert sorted(c for c in calls if c.startswith("init")) == ["init 2 0", "init 2 1"]
-    # 5 steps x 4 buckets x 2 ranks, each an average (ncclAvg = 4) of a bucket's floats; the
+    # 5 steps x 5 buckets x 2 ranks, each an average (ncclAvg = 4) of a bucket's floats; the
     # bucket sizes add up to the MLP's 5,508 parameters
     reduces = [c for c in calls if c.startswith("all_reduce")]
-    assert len(reduces) == 40 and all(c.endswith(" 4") for c in reduces)
+    assert len(reduces) == 50 and all(c.endswith(" 4") for c in reduces)
     assert sum(int(c.split()[1]) for c in reduces) == 2 * 5 * 5508
 
 
@@ -187,3 +187,25 @@ def test_nccl_errors_are_clear(built, fakes):
     err = run_fail(built, "nccl_cpu", env=on_fake_gpu(fakes, built / "y.log"))
     assert ('dist.all_reduce: tensor on device "cpu": the NCCL backend takes CUDA tensors (move it '
             'with to("cuda"), or init the "mpi" backend)') in err
+
+
+# NEVE_DEVICE unset (empty) or "cuda" (any GPU): rank r takes device r mod the count
+@pytest.mark.parametrize("devices,asked,chosen", [("2", "", ["cuda:0", "cuda:1"]),
+                                                  ("1", "cuda", ["cuda:0", "cuda:0"])])
+def test_each_rank_drives_gpu_local_rank_mod_device_count(built, fakes, devices, asked, chosen):
+    log = built / f"gpu_rank{devices}.log"
+    env = dict(on_fake_gpu(fakes, log), FAKE_CUDA_DEVICES=devices, FAKE_CUDA_LOG=str(log),
+               NEVE_DEVICE=asked)
+    out = nproc(2, "gpu_rank", cwd=built, env=env).stdout
+    assert sorted(out.splitlines()) == [
+        f"[{r}] rank {r} local {r} NEVE_DEVICE {chosen[r]} cuda:0 [1.0, 1.0]" for r in range(2)]
+    # the runtime opened each rank's context on its own device
+    assert sorted(c for c in log.read_text().splitlines() if c.startswith("device")) == sorted(
+        "device " + c.split(":")[1] for c in chosen)
+
+
+def test_an_explicit_neve_device_is_kept(built, fakes):
+    env = dict(on_fake_gpu(fakes, built / "keep.log"), FAKE_CUDA_DEVICES="2", NEVE_DEVICE="cuda:1")
+    out = nproc(2, "gpu_rank", cwd=built, env=env).stdout
+    assert sorted(out.splitlines()) == [
+        f"[{r}] rank {r} local {r} NEVE_DEVICE cuda:1 cuda:0 [1.0, 1.0]" for r in range(2)]

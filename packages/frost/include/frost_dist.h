@@ -20,6 +20,10 @@ const char* frost__dist_error(void);
 int64_t frost__dist_init(void);
 int64_t frost__dist_rank(void);
 int64_t frost__dist_world_size(void);
+/* The rank on this machine (OMPI_COMM_WORLD_LOCAL_RANK, else MPI_LOCALRANKID, else 0). Under a
+ * launcher with several ranks here and NEVE_DEVICE unset (or "cuda"), the program's GPU is CUDA
+ * device local rank mod the device count (set when the program is loaded). */
+int64_t frost__dist_local_rank(void);
 /* 1 once MPI is up (a world of more than one process). */
 int64_t frost__dist_active(void);
 void frost__dist_barrier(void);

@@ -1,6 +1,7 @@
 // Frost's MPI glue (include/frost_dist.h): Open MPI loaded with dlopen at init, a communication
-// thread that runs queued all-reduces (non-blocking collectives polled with short sleeps) (the gradient buckets of DataParallel) while the main thread
-// computes, and a watchdog that ends a rank stuck in a collective. MPI is initialised with
+// thread that runs queued all-reduces (the gradient buckets of DataParallel; non-blocking
+// collectives, polled) while the main thread computes, a watchdog that ends a rank stuck in a
+// collective, and the choice of one GPU per rank at load time. MPI is initialised with
 // MPI_THREAD_SERIALIZED and every MPI call takes one mutex, so at most one thread is inside MPI.
 //
 // Why dlopen: libmpi pulls in UCX and libfabric, whose memory hooks every Frost program would
@@ -11,6 +12,7 @@
 
 #include <dlfcn.h>
 #include <mpi.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -85,16 +87,25 @@ void check(int rc, const char* what) {
     if (rc != MPI_SUCCESS) die(what, rc);
 }
 
-// Finish a non-blocking collective by polling with a growing sleep (20 to 250 us): a blocking
-// MPI call busy-polls, and a rank waiting for a slower one would take the core that one computes
-// on when ranks share cores.
-void complete(MPI_Request* req, int rc, const char* what) {
+// Threads blocked in frost__dist_wait or drain: while one is, the main thread's core is idle.
+std::atomic<int> waiters{0};
+
+// Finish a non-blocking collective. Open MPI's non-blocking collectives move on only inside MPI
+// calls (each round of the algorithm, each shared-memory fragment needs one), so the time
+// between MPI_Test calls adds to every round. Polling without sleeping is no cure: on 2 cores
+// shared with other busy processes a spin (even with sched_yield) made collectives 5 to 10 times
+// slower, since the rank it waits for cannot run. So the poll always sleeps, briefly (20 us, with
+// a 1 us timer slack, see comm_loop) while the caller's core is idle anyway (hard: a collective
+// of the main thread; or the main thread waiting for this bucket), and growing to 250 us while
+// the main thread computes, so the communication thread takes little of its core.
+void complete(MPI_Request* req, int rc, const char* what, bool hard) {
     check(rc, what);
     int flag = 0;
     long nap = 20;
     for (;;) {
         check(api.test(req, &flag, MPI_STATUS_IGNORE), what);
         if (flag) return;
+        if (hard || waiters.load() > 0) nap = 20;
         std::this_thread::sleep_for(std::chrono::microseconds(nap));
         nap = std::min(nap * 2, 250L);
     }
@@ -126,18 +137,19 @@ void watch() {
 
 MPI_Op op_of(int64_t op) { return op == 2 ? api.max : op == 3 ? api.min : api.sum; }
 
-void reduce(float* buf, int64_t n, int64_t op) {
+void reduce(float* buf, int64_t n, int64_t op, bool hard) {
     // MPI counts are int: chunks of 2^30 floats
     for (int64_t at = 0; at < n; at += (1 << 30)) {
         int c = (int)std::min<int64_t>(n - at, 1 << 30);
         MPI_Request req;
         complete(&req, api.allreduce(MPI_IN_PLACE, buf + at, c, api.f32, op_of(op), api.world, &req),
-                 "MPI_Allreduce");
+                 "MPI_Allreduce", hard);
     }
     if (op == 1) frost__dist_scale(buf, n, 1.0f / (float)g_size);
 }
 
 void comm_loop() {
+    prctl(PR_SET_TIMERSLACK, 1000UL);   // ns: a 20 us nap sleeps 20 us, not the default 70
     for (;;) {
         Job j;
         {
@@ -149,7 +161,7 @@ void comm_loop() {
         double t0 = now();
         {
             InMpi in("MPI_Allreduce of a gradient bucket");
-            reduce(j.buf, j.n, j.op);
+            reduce(j.buf, j.n, j.op, false);
         }
         comm_total = comm_total + (now() - t0);
         {
@@ -163,8 +175,10 @@ void comm_loop() {
 
 // Blocking collectives of the main thread run after the queued ones, in program order.
 void drain() {
+    waiters++;
     std::unique_lock<std::mutex> l(q_mu);
     q_cv.wait(l, [] { return done == issued; });
+    waiters--;
 }
 
 int64_t env_int(const char* a, const char* b) {
@@ -196,9 +210,38 @@ bool sym(void* h, T& out, const char* name) {
     return out != nullptr;
 }
 
+// One GPU per rank: under a launcher with several ranks on this machine and NEVE_DEVICE unset,
+// empty or a plain "cuda" (any GPU; nsm bench --device cuda), rank local_rank drives CUDA device
+// local_rank mod the device count; "cuda:N" and "cpu" are kept. This runs when
+// the program is loaded, not at dist.init(): the runtime opens its CUDA context, and Frost fixes
+// its default device, before main. The count comes from the driver itself (cuDeviceGetCount,
+// which honours CUDA_VISIBLE_DEVICES); without a driver or a device nothing is set.
+int64_t local_rank() {
+    int64_t r = env_int("OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID");
+    return r < 0 ? 0 : r;
+}
+
+__attribute__((constructor)) void gpu_per_rank() {
+    const char* dev = getenv("NEVE_DEVICE");
+    bool any_gpu = !dev || !*dev || strcmp(dev, "cuda") == 0 || strcmp(dev, "gpu") == 0;
+    if (!any_gpu || env_int("OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS") <= 1) return;
+    void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!cuda) return;
+    auto init = (int (*)(unsigned))dlsym(cuda, "cuInit");
+    auto count_of = (int (*)(int*))dlsym(cuda, "cuDeviceGetCount");
+    int count = 0;
+    if (init && count_of && init(0) == 0 && count_of(&count) == 0 && count > 0) {
+        std::string name = "cuda:" + std::to_string(local_rank() % count);
+        setenv("NEVE_DEVICE", name.c_str(), 1);
+    }
+    // not closed: the runtime opens the same driver next
+}
+
 }  // namespace
 
 extern "C" {
+
+int64_t frost__dist_local_rank(void) { return local_rank(); }
 
 const char* frost__dist_error(void) { return last_error.c_str(); }
 
@@ -243,6 +286,7 @@ int64_t frost__dist_init(void) {
     g_rank = r;
     g_size = s;
     g_active = true;
+    prctl(PR_SET_TIMERSLACK, 1000UL);   // the main thread's polls (its collectives)
     comm_thread = std::thread(comm_loop);
     watchdog = std::thread(watch);
     watchdog.detach();
@@ -259,14 +303,14 @@ void frost__dist_barrier(void) {
     drain();
     InMpi in("MPI_Barrier");
     MPI_Request req;
-    complete(&req, api.barrier(api.world, &req), "MPI_Barrier");
+    complete(&req, api.barrier(api.world, &req), "MPI_Barrier", true);
 }
 
 void frost__dist_all_reduce(float* buf, int64_t n, int64_t op) {
     if (!g_active) return;
     drain();
     InMpi in("MPI_Allreduce");
-    reduce(buf, n, op);
+    reduce(buf, n, op, true);
 }
 
 void frost__dist_broadcast(float* buf, int64_t n, int64_t root) {
@@ -276,7 +320,7 @@ void frost__dist_broadcast(float* buf, int64_t n, int64_t root) {
     for (int64_t at = 0; at < n; at += (1 << 30)) {
         int c = (int)std::min<int64_t>(n - at, 1 << 30);
         MPI_Request req;
-        complete(&req, api.bcast(buf + at, c, api.f32, (int)root, api.world, &req), "MPI_Bcast");
+        complete(&req, api.bcast(buf + at, c, api.f32, (int)root, api.world, &req), "MPI_Bcast", true);
     }
 }
 
@@ -285,7 +329,7 @@ void frost__dist_broadcast_bytes(void* buf, int64_t n, int64_t root) {
     drain();
     InMpi in("MPI_Bcast");
     MPI_Request req;
-    complete(&req, api.bcast(buf, (int)n, api.byte, (int)root, api.world, &req), "MPI_Bcast");
+    complete(&req, api.bcast(buf, (int)n, api.byte, (int)root, api.world, &req), "MPI_Bcast", true);
 }
 
 void frost__dist_all_gather(const float* send, int64_t n, float* recv) {
@@ -297,7 +341,7 @@ void frost__dist_all_gather(const float* send, int64_t n, float* recv) {
     InMpi in("MPI_Allgather");
     MPI_Request req;
     complete(&req, api.allgather(send, (int)n, api.f32, recv, (int)n, api.f32, api.world, &req),
-             "MPI_Allgather");
+             "MPI_Allgather", true);
 }
 
 int64_t frost__dist_start(float* buf, int64_t n, int64_t op) {
@@ -314,8 +358,10 @@ int64_t frost__dist_start(float* buf, int64_t n, int64_t op) {
 
 void frost__dist_wait(int64_t handle) {
     double t0 = now();
+    waiters++;
     std::unique_lock<std::mutex> l(q_mu);
     q_cv.wait(l, [handle] { return done > handle; });
+    waiters--;
     wait_total = wait_total + (now() - t0);
 }
 

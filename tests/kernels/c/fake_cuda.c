@@ -43,9 +43,18 @@ static void log_name(const char* what, const char* name) {
 }
 
 CUresult cuInit(unsigned f) { (void)f; return getenv("FAKE_CUDA_INIT_FAILS") ? 100 : 0; }
-CUresult cuDeviceGetCount(int* n) { *n = 1; return 0; }
+/* FAKE_CUDA_DEVICES=N: N devices (else 1), and the device whose context is retained is logged. */
+CUresult cuDeviceGetCount(int* n) {
+    const char* v = getenv("FAKE_CUDA_DEVICES");
+    *n = v ? atoi(v) : 1;
+    return 0;
+}
 CUresult cuDeviceGet(int* d, int i) { *d = i; return 0; }
-CUresult cuDevicePrimaryCtxRetain(void** c, int d) { (void)d; *c = (void*)0x1; return 0; }
+CUresult cuDevicePrimaryCtxRetain(void** c, int d) {
+    if (getenv("FAKE_CUDA_DEVICES")) logf_("device %ld", d, 0, 0);
+    *c = (void*)0x1;
+    return 0;
+}
 CUresult cuCtxSetCurrent(void* c) { (void)c; logf_("ctx", 0, 0, 0); return 0; }
 /* A stream is its number (1, 2, ... in creation order), logged by launches and waits. */
 static long nstreams;
