@@ -85,6 +85,15 @@ def test_failing_rank_ends_the_job_within_seconds(built):
     assert "rank 0 finished" not in p.stdout
 
 
+def test_collective_of_different_sizes_names_each_ranks_shape(built):
+    p = nproc(2, "shapes", cwd=built, ok=False)
+    assert p.returncode != 0
+    for r, shape in ((0, "[3]"), (1, "[4]")):
+        assert (f"runtime error: assertion failed: dist.all_reduce: rank {r} passes a tensor of shape "
+                f"{shape} ({r + 3} elements) and another rank one of a different size; every rank "
+                "must pass the same shape") in p.stderr, p.stderr
+
+
 def test_hung_rank_ends_the_job_by_the_timeout(built):
     t0 = time.monotonic()
     p = nproc(2, "hang", cwd=built, env={"FROST_DIST_TIMEOUT": "2"}, ok=False)
