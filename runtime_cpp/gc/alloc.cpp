@@ -43,6 +43,15 @@ void* rt_alloc_atomic(size_t n) {
     return p;
 }
 
+// GC_size counts the byte that bdwgc adds so that a pointer just past an object does not keep
+// the next one alive (interior pointers recognised): that byte is not the caller's.
+size_t rt_alloc_usable(void* p, size_t asked) {
+    size_t n = GC_size(p) - 1;
+    return n > asked ? n : asked;
+}
+
+void rt_free(void* p) { GC_free(p); }
+
 extern "C" void* nv_alloc(int64_t size) {
     if (size < 0) rt_panic("out of memory");
     return rt_alloc((size_t)size);

@@ -12,6 +12,12 @@ void rt_gc_init();
 void* rt_alloc(size_t n);                 // zeroed, scanned for pointers
 void* rt_alloc_atomic(size_t n);          // zeroed, never scanned
 void* rt_alloc_atomic_uninit(size_t n);   // never scanned; caller fills every byte
+// Usable bytes of a block from rt_alloc* (at least what was asked for): a growing array uses
+// the rest of the collector's size class before it reallocates.
+size_t rt_alloc_usable(void* p, size_t asked);
+// Frees a block from rt_alloc* at once, as realloc frees the old storage: only for a block
+// nothing can reach any more (an array's replaced storage).
+void rt_free(void* p);
 
 void rt_gc_report();   // NEVE_GC_STATS=1: "gc collections: N" on stderr
 
