@@ -14,7 +14,7 @@ void rt_gc_init() {
     // program (2 markers cost binarytrees_classes 10-20% CPU, gcloop 15%). A collection once
     // half a heap's worth is allocated (divisor 2), but not before 4 MB: small heaps were
     // collected every few hundred KB. Collections and peak RSS (issue 23; bench/core at depth 18
-    // and 10M iterations; their CPU times moved within the noise of a loaded machine):
+    // and 10M iterations):
     //   divisor, floor | binarytrees_classes | gcloop | binarytrees (arrays)
     //   1, none        | 58, 73 MB           | 4159   | 292
     //   2, none        | 59, 65 MB           | 7789   | 296
@@ -22,6 +22,8 @@ void rt_gc_init() {
     //   3, none        | 70, 58 MB           | 11948  | 527
     //   3, 2 MB        | 67, 58 MB           | 1110   | 359
     //   1, 4 MB        | 52, 91 MB           | 510    | 298
+    // The price is binarytrees_classes' CPU time, about 10% (marking 456 -> 537 ms: its
+    // collections come when more is live), paid for peak RSS within 2x C's.
     // Incremental (generational) mode stays off: its write barrier's page faults would reach the
     // runtime's SIGSEGV handler. Environment settings of bdwgc (GC_MARKERS,
     // GC_FREE_SPACE_DIVISOR) still win.
