@@ -11,27 +11,28 @@
 
 void rt_gc_init() {
     // Tuned on 2 cores: one marker thread there, since a parallel marker only competes with the
-    // program (2 markers cost binarytrees_classes 10-20% CPU, gcloop 15%). A collection once
-    // half a heap's worth is allocated (divisor 2), but not before 4 MB: small heaps were
+    // program (2 markers cost binarytrees_classes 10-20% CPU, gcloop 15%). A collection per
+    // heap-size worth of allocation (divisor 1), but not before 2 MB: small heaps were
     // collected every few hundred KB. Collections and peak RSS (issue 23; bench/core at depth 18
     // and 10M iterations):
     //   divisor, floor | binarytrees_classes | gcloop | binarytrees (arrays)
-    //   1, none        | 58, 73 MB           | 4159   | 292
+    //   1, none        | 58, 73 MB           | 4159   | 300
+    //   1, 2 MB        | 57, 73 MB           | 1024   | 201
+    //   1, 4 MB        | 52, 91 MB           | 510    | 298
     //   2, none        | 59, 65 MB           | 7789   | 296
     //   2, 4 MB        | 56, 65 MB           | 429    | 202
-    //   3, none        | 70, 58 MB           | 11948  | 527
     //   3, 2 MB        | 67, 58 MB           | 1110   | 359
-    //   1, 4 MB        | 52, 91 MB           | 510    | 298
-    // The price is binarytrees_classes' CPU time, about 10% (marking 456 -> 537 ms: its
-    // collections come when more is live), paid for peak RSS within 2x C's.
+    // Divisor 2 would bring binarytrees_classes within 2x C's peak RSS, for about 10% of its CPU
+    // time (marking 456 -> 537 ms), but it leaves Frost's tape test twice the live bytes after a
+    // collection (tests/frost/test_memory.py: 64 MB against 32).
     // Incremental (generational) mode stays off: its write barrier's page faults would reach the
     // runtime's SIGSEGV handler. Environment settings of bdwgc (GC_MARKERS,
     // GC_FREE_SPACE_DIVISOR) still win.
     if (!getenv("GC_MARKERS") && sysconf(_SC_NPROCESSORS_ONLN) <= 2) GC_set_markers_count(1);
     GC_INIT();
     GC_set_warn_proc(GC_ignore_warn_proc);   // failures surface as Neve runtime errors
-    if (!getenv("GC_FREE_SPACE_DIVISOR")) GC_set_free_space_divisor(2);
-    GC_set_min_bytes_allocd((size_t)4 << 20);
+    if (!getenv("GC_FREE_SPACE_DIVISOR")) GC_set_free_space_divisor(1);
+    GC_set_min_bytes_allocd((size_t)2 << 20);
     // Threads started by foreign code (or created before the thread runtime hooks in) may
     // register themselves later with GC_register_my_thread.
     GC_allow_register_threads();
