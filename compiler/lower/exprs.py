@@ -414,9 +414,11 @@ class ExprLowering:
         self.tbaa_ptrs[id(g)] = (g, f"nvarray.elem.{self.mem_ty(et)}")
         return g
 
-    def address(self, e: T.Expr, write: bool = True) -> ir.Value:
+    def address(self, e: T.Expr, write: bool = True, base: list | None = None) -> ir.Value:
         """Address of an lvalue expression (evaluating its sub-expressions once); `write`
-        says which nil-object message applies (a compound assignment reads first)."""
+        says which nil-object message applies (a compound assignment reads first). An address
+        inside array storage appends (array, typed storage pointer) to `base`: growing the
+        array moves its storage, and rebased() finds the address again."""
         if isinstance(e, T.Local):
             return self.fs.vars[e.var]
         if isinstance(e, T.Builtin) and e.name == "field":
@@ -428,19 +430,20 @@ class ExprLowering:
             if isinstance(ot, ArrayT):
                 arr = self.expr(e.obj)
                 idx = self.expr(e.index)
-                if id(e) in self.fs.unchecked:      # in range: proven before the loop
-                    return self.elem_ptr(arr, idx, ot.elem)
-                n = self.array_len(arr)
-                i = self.norm_index(idx, n, e.span, 0)
-                return self.elem_ptr(arr, i, ot.elem)
+                if id(e) not in self.fs.unchecked:      # else in range: proven before the loop
+                    idx = self.norm_index(idx, self.array_len(arr), e.span, 0)
+                p = self.elem_ptr(arr, idx, ot.elem)
+                if base is not None:
+                    base.append((arr, p.pointer))
+                return p
             if isinstance(ot, FixedT):
-                base = self.address(e.obj) if self.is_lvalue(e.obj) else self.spill(self.expr(e.obj))
+                at = self.address(e.obj, base=base) if self.is_lvalue(e.obj) else self.spill(self.expr(e.obj))
                 idx = self.expr(e.index)
                 i = self.norm_index(idx, ir.Constant(R.I64, ot.n), e.span, 2)
-                return self.b.gep(base, [ir.Constant(R.I32, 0), i])
+                return self.b.gep(at, [ir.Constant(R.I32, 0), i])
             if isinstance(ot, TupleT):
-                base = self.address(e.obj) if self.is_lvalue(e.obj) else self.spill(self.expr(e.obj))
-                return self.b.gep(base, [ir.Constant(R.I32, 0), ir.Constant(R.I32, e.index.value)])
+                at = self.address(e.obj, base=base) if self.is_lvalue(e.obj) else self.spill(self.expr(e.obj))
+                return self.b.gep(at, [ir.Constant(R.I32, 0), ir.Constant(R.I32, e.index.value)])
             if isinstance(ot, BufferT):
                 data = self.buffer_data(self.expr(e.obj), e.span, f"indexed nil buffer {ot}")
                 # a buffer of buffers holds addresses alone (3.4)
@@ -448,6 +451,18 @@ class ExprLowering:
                 typed = self.b.bitcast(data, et.as_pointer())
                 return self.b.gep(typed, [self.expr(e.index)])
         raise AssertionError(f"not an lvalue: {type(e).__name__}")
+
+    def rebased(self, addr: ir.Value, base: tuple) -> ir.Value:
+        """addr (from address() with `base`) in the array's current storage: the same byte offset
+        from its start. Where no call came between, LLVM folds it back to addr."""
+        arr, typed = base
+        b = self.b
+        now = b.bitcast(b.load(self.array_field(arr, 2)), R.PTR)
+        off = b.sub(b.ptrtoint(addr, R.I64), b.ptrtoint(typed, R.I64))
+        p = b.bitcast(b.gep(now, [off]), addr.type)
+        if id(addr) in self.tbaa_ptrs:
+            self.tbaa_ptrs[id(p)] = (p, self.tbaa_ptrs[id(addr)][1])
+        return p
 
     def buffer_data(self, buf: ir.Value, span, nil_message: str) -> ir.Value:
         """The element address of a buffer, with the CPU back end's nil check (3.4)."""

@@ -10,6 +10,14 @@ from .loop_bounds import PLAIN, PURE_BUILTINS, expr_key, plan_loop
 from .tir_walk import walk
 
 MAX_VERSIONED = 2      # loops lowered twice that may nest (each doubles what it holds)
+# nodes that run no code of the program's own, so grow no array (a user-defined operator is a call)
+NO_CODE = (T.Const, T.Zero, T.Local, T.Placeholder, T.Unop, T.Binop, T.Cmp, T.Logic, T.IndexGet)
+
+
+def may_run_code(n) -> bool:
+    """Whether evaluating n may call a function or method (which could grow an array)."""
+    return any(not (isinstance(x, NO_CODE) or isinstance(x, T.Builtin) and x.name == "field"
+                    or isinstance(x, T.Cast) and x.type != STR) for x in walk(n) if x is not n)
 
 
 class StmtLowering:
@@ -55,12 +63,16 @@ class StmtLowering:
             self.compound_reprobe(s)
             return
         if s.compound:
-            addr = self.address(s.target, write=False)
+            # a part of an array element (a[i][j] of a fixed array, a[i].0) is found again after
+            # code that may grow the array (its storage moves)
+            base = [] if may_run_code(s) else None
+            addr = self.address(s.target, write=False, base=base)
+            at = lambda: self.rebased(addr, base[0]) if base else addr
             is_local = isinstance(s.target, T.Local)
-            old = self.b.load(addr)
+            old = self.b.load(at())
             self.fs.placeholder = old if is_local else self.from_mem(old, s.target.type)
             v = self.expr(s.value)
-            self.b.store(v if is_local else self.to_mem(v, s.target.type), addr)
+            self.b.store(v if is_local else self.to_mem(v, s.target.type), at())
             return
         if self.map_update(s):
             return

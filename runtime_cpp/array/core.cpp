@@ -1,6 +1,7 @@
 // Growable arrays (3.4, 14.4): NvArray {len, cap, data, elem}. The element storage is scanned
-// by the collector only when elements may hold pointers (elem->has_ptrs). Slots past len are
-// kept zeroed: push hands out a zero value, and a dropped reference does not stay reachable.
+// by the collector only when elements may hold pointers (elem->has_ptrs). Slots past len of
+// such an array are kept zeroed, so that a dropped reference does not stay reachable; those of
+// a pointer-free array hold whatever was there (push clears the slot it hands out).
 #include <algorithm>
 #include <cstring>
 #include "neve_rt.h"
@@ -13,18 +14,25 @@ namespace {
 
 inline int64_t slot_size(const NvType* t) { return t->size > 0 ? t->size : 1; }
 
-// Storage for cap slots of which the first `used` bytes will be overwritten by the caller.
-char* alloc_slots(const NvType* elem, int64_t cap, int64_t used) {
+// Storage for at least *cap slots, of which the first `zeroed` bytes read as zero; *cap becomes
+// what the block holds (the rest of the collector's size class is the array's too).
+char* alloc_slots(const NvType* elem, int64_t* cap, int64_t zeroed) {
     int64_t sz = slot_size(elem);
-    if (cap > INT64_MAX / sz) rt_panic("out of memory");
-    size_t bytes = (size_t)(cap * sz);
-    if (elem->has_ptrs) return (char*)rt_alloc(bytes);
-    char* p = (char*)rt_alloc_atomic_uninit(bytes);
-    memset(p + used, 0, bytes - (size_t)used);
+    if (*cap > INT64_MAX / sz) rt_panic("out of memory");
+    size_t bytes = (size_t)(*cap * sz);
+    char* p = (char*)(elem->has_ptrs ? rt_alloc(bytes) : rt_alloc_atomic_uninit(bytes));
+    if (!elem->has_ptrs && zeroed) memset(p, 0, (size_t)zeroed);
+    *cap = (int64_t)(rt_alloc_usable(p, bytes) / (size_t)sz);
     return p;
 }
 
 inline char* slot(const NvArray* a, int64_t i) { return a->data + i * slot_size(a->elem); }
+
+// Clears slots [from, to) of an array whose slots past len must stay zero.
+inline void clear_slots(NvArray* a, int64_t from, int64_t to) {
+    if (a->elem->has_ptrs && to > from)
+        memset(slot(a, from), 0, (size_t)((to - from) * slot_size(a->elem)));
+}
 
 }  // namespace
 
@@ -34,17 +42,20 @@ NvArray* rt_array_make(const NvType* elem, int64_t len, int64_t cap) {
     NvArray* a = (NvArray*)rt_alloc(sizeof(NvArray));
     a->elem = elem;
     a->len = len;
+    a->data = cap ? alloc_slots(elem, &cap, len * slot_size(elem)) : nullptr;
     a->cap = cap;
-    a->data = cap ? alloc_slots(elem, cap, 0) : nullptr;
     return a;
 }
 
+// A new block at least twice the size, the elements copied. The old block is left to the
+// collector, not freed at once: a loop over a fixed-size element, a sort comparator, C code or
+// another thread may still read it.
 void rt_array_reserve(NvArray* a, int64_t need) {
     if (need <= a->cap) return;
     int64_t cap = a->cap > INT64_MAX / 2 ? need : std::max(need, a->cap * 2);
     if (cap < 4) cap = 4;
     int64_t used = a->len * slot_size(a->elem);
-    char* d = alloc_slots(a->elem, cap, used);
+    char* d = alloc_slots(a->elem, &cap, 0);
     if (used) memcpy(d, a->data, (size_t)used);
     a->data = d;
     a->cap = cap;
@@ -54,11 +65,11 @@ extern "C" {
 
 NvArray* nv_array_new(const NvType* elem, int64_t len) { return rt_array_make(elem, len, len); }
 
-// Slots past len are always zero (alloc_slots clears them, pop/remove/clear re-clear), so a
-// new last slot needs no memset.
 void* nv_array_push(NvArray* a) {
     rt_array_reserve(a, a->len + 1);
-    return slot(a, a->len++);
+    char* p = slot(a, a->len++);
+    if (!a->elem->has_ptrs) memset(p, 0, (size_t)slot_size(a->elem));
+    return p;
 }
 
 void nv_array_grow(NvArray* a) { rt_array_reserve(a, a->len + 1); }
@@ -88,8 +99,8 @@ void nv_array_pop(NvArray* a, void* out) {
     char* p = slot(a, a->len - 1);
     int64_t sz = slot_size(a->elem);
     if (out) memcpy(out, p, (size_t)sz);
-    memset(p, 0, (size_t)sz);
     a->len--;
+    clear_slots(a, a->len, a->len + 1);
 }
 
 void nv_array_remove_at(NvArray* a, int64_t i, void* out) {
@@ -99,12 +110,12 @@ void nv_array_remove_at(NvArray* a, int64_t i, void* out) {
     char* p = slot(a, j);
     if (out) memcpy(out, p, (size_t)sz);
     memmove(p, p + sz, (size_t)((a->len - j - 1) * sz));
-    memset(slot(a, a->len - 1), 0, (size_t)sz);
     a->len--;
+    clear_slots(a, a->len, a->len + 1);
 }
 
 void nv_array_clear(NvArray* a) {
-    if (a->len) memset(a->data, 0, (size_t)(a->len * slot_size(a->elem)));
+    clear_slots(a, 0, a->len);
     a->len = 0;
 }
 

@@ -12,6 +12,9 @@ void rt_gc_init();
 void* rt_alloc(size_t n);                 // zeroed, scanned for pointers
 void* rt_alloc_atomic(size_t n);          // zeroed, never scanned
 void* rt_alloc_atomic_uninit(size_t n);   // never scanned; caller fills every byte
+// Usable bytes of a block from rt_alloc* (at least what was asked for): a growing array uses
+// the rest of the collector's size class before it reallocates.
+size_t rt_alloc_usable(void* p, size_t asked);
 
 void rt_gc_report();   // NEVE_GC_STATS=1: "gc collections: N" on stderr
 

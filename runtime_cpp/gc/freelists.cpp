@@ -1,4 +1,5 @@
-// Per-thread free lists of small scanned objects, popped inline by compiled code (`new C(...)`).
+// Per-thread free lists of small scanned objects, popped inline by compiled code (`new C(...)`)
+// and by rt_alloc (gc/alloc.cpp) for the runtime's own small blocks.
 //
 // nv_gc_fl points at this thread's array of GC_TINY_FREELISTS list heads, one per size in
 // granules (16 bytes); an object's first word links to the next. Compiled code pops the head
