@@ -4,13 +4,14 @@ from the LLVM IR before optimisation. What the forms compute is in s14_stdlib/ar
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-BIN = Path(sys.executable).parent
+sys.path.insert(0, str(Path(__file__).parent))
+from ir_helpers import function_bodies  # noqa: E402
+
 
 PROGRAM = """\
 def int grow(array<int> a)
@@ -26,6 +27,13 @@ def void plain(array<int> a, int k)
 def void nested(array<int[2]> a)
     a[0][1] *= 3
 
+def int grow_pairs(array<int[2]> a)
+    a.append([0, 0])
+    return 1
+
+def void nested_calls(array<int[2]> a)
+    a[0][1] += grow_pairs(a)
+
 main
     print(1)
 """
@@ -34,24 +42,23 @@ main
 @pytest.fixture(scope="module")
 def bodies(tmp_path_factory) -> dict[str, str]:
     """LLVM IR of each function of PROGRAM, by its source name."""
-    p = tmp_path_factory.mktemp("grow") / "grow.nv"
-    p.write_text(PROGRAM)
-    r = subprocess.run([str(BIN / "nsm"), "run", "--emit", "ir", str(p)], capture_output=True,
-                       text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    out = {}
-    for m in re.finditer(r"^define [^@]*@\"?nv\.grow_\w+\.([\w.]+)\"?\(.*?^}", r.stdout, re.S | re.M):
-        out[m.group(1)] = m.group(0)
-    return out
+    return function_bodies(tmp_path_factory.mktemp("grow"), "grow", PROGRAM, "ir")
 
 
 # rebased(): the element's offset in the storage, from its address (an i64*) and the storage's
 OFFSET = re.compile(r"ptrtoint i64\* %\S+ to i64")
 
 
-def test_a_call_on_the_right_rederives_the_element_address(bodies):
+def test_a_call_on_the_right_looks_the_element_up_again(bodies):
     body = bodies["calls"]
     call = re.search(r"call i64 @\"?nv\.grow_\w+\.grow\"?", body)
+    assert call
+    assert "nv_panic_index" in body[call.end():]    # bounds checked again after the call
+
+
+def test_a_call_on_the_right_rebases_a_part_of_an_element(bodies):
+    body = bodies["nested_calls"]
+    call = re.search(r"call i64 @\"?nv\.grow_\w+\.grow_pairs\"?", body)
     assert call
     assert OFFSET.search(body, call.end())    # again after the call, from the storage read then
 

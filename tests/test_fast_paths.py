@@ -5,13 +5,14 @@ s09_concurrency/gc_threads_alloc.nv)."""
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-BIN = Path(sys.executable).parent
+sys.path.insert(0, str(Path(__file__).parent))
+from ir_helpers import function_bodies  # noqa: E402
+
 
 PROGRAM = """\
 class Cell
@@ -70,15 +71,7 @@ main
 @pytest.fixture(scope="module")
 def bodies(tmp_path_factory) -> dict[str, str]:
     """LLVM IR of each function of PROGRAM, by its source name."""
-    p = tmp_path_factory.mktemp("fast") / "fast.nv"
-    p.write_text(PROGRAM)
-    r = subprocess.run([str(BIN / "nsm"), "run", "--emit", "llvm", str(p)], capture_output=True,
-                       text=True, timeout=300)
-    assert r.returncode == 0, r.stderr
-    out = {}
-    for m in re.finditer(r"^define [^@]*@\"?nv\.fast_\w+\.([\w.]+)\"?\(.*?^}", r.stdout, re.S | re.M):
-        out[m.group(1)] = m.group(0)
-    return out
+    return function_bodies(tmp_path_factory.mktemp("fast"), "fast", PROGRAM, "llvm")
 
 
 def calls(body: str) -> list[str]:

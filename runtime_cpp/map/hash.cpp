@@ -4,17 +4,11 @@
 // Alone in its file so that a test can link its own (tests/runtime/c/map_collide.cpp).
 #include <cstring>
 #include "map/maps.h"
+#include "map/mix.h"
 
 namespace {
 
-constexpr uint64_t kP0 = 0xa0761d6478bd642full;
-constexpr uint64_t kP1 = 0xe7037ed1a0b428dbull;
-constexpr uint64_t kP2 = 0x8ebc6af09c88c6e3ull;
-
-inline uint64_t mum(uint64_t a, uint64_t b) {
-    __uint128_t r = (__uint128_t)a * b;
-    return (uint64_t)r ^ (uint64_t)(r >> 64);
-}
+using namespace nv_mix;
 
 inline uint64_t r8(const char* p) {
     uint64_t v;

@@ -7,19 +7,13 @@
 #include <cstring>
 #include "neve_rt.h"
 #include "map/maps.h"
+#include "map/mix.h"
 #include "str/strs.h"
 #include "types/values.h"
 
 namespace {
 
-constexpr uint64_t kP0 = 0xa0761d6478bd642full;
-constexpr uint64_t kP1 = 0xe7037ed1a0b428dbull;
-constexpr uint64_t kP2 = 0x8ebc6af09c88c6e3ull;
-
-inline uint64_t mum(uint64_t a, uint64_t b) {
-    __uint128_t r = (__uint128_t)a * b;
-    return (uint64_t)r ^ (uint64_t)(r >> 64);
-}
+using namespace nv_mix;
 
 template <class T>
 T load(const void* p) {

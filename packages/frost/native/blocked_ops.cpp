@@ -12,9 +12,10 @@ namespace {
 
 constexpr int64_t kRun = 1024;   // spatial positions per float partial sum, as the plain kernels
 
-// Per lane l < B of channel block cb: s[l] = sum of x, over every image and position.
-template <int B>
-void lane_sums(const float* x, int64_t n, int64_t cb, int64_t nb, int64_t plane, double* s) {
+// Per lane l < B of channel block cb: s[l] = sum of f(x, l) over every image and position, in
+// float runs of kRun positions added in double (the plain kernels' order).
+template <int B, class F>
+void lane_reduce(const float* x, int64_t n, int64_t cb, int64_t nb, int64_t plane, double* s, F f) {
     for (int l = 0; l < B; l++) s[l] = 0;
     for (int64_t i = 0; i < n; i++) {
         const float* p = x + (i * nb + cb) * plane * B;
@@ -23,7 +24,7 @@ void lane_sums(const float* x, int64_t n, int64_t cb, int64_t nb, int64_t plane,
             float part[B] = {};
             for (int64_t q = q0; q < q1; q++) {
                 #pragma omp simd
-                for (int l = 0; l < B; l++) part[l] += p[q * B + l];
+                for (int l = 0; l < B; l++) part[l] += f(p[q * B + l], l);
             }
             for (int l = 0; l < B; l++) s[l] += part[l];
         }
@@ -31,21 +32,15 @@ void lane_sums(const float* x, int64_t n, int64_t cb, int64_t nb, int64_t plane,
 }
 
 template <int B>
+void lane_sums(const float* x, int64_t n, int64_t cb, int64_t nb, int64_t plane, double* s) {
+    lane_reduce<B>(x, n, cb, nb, plane, s, [](float v, int) { return v; });
+}
+
+// s[l] = sum of (x - mu[l])^2
+template <int B>
 void lane_sq_devs(const float* x, int64_t n, int64_t cb, int64_t nb, int64_t plane,
                   const float* mu, double* s) {
-    for (int l = 0; l < B; l++) s[l] = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const float* p = x + (i * nb + cb) * plane * B;
-        for (int64_t q0 = 0; q0 < plane; q0 += kRun) {
-            int64_t q1 = std::min(q0 + kRun, plane);
-            float part[B] = {};
-            for (int64_t q = q0; q < q1; q++) {
-                #pragma omp simd
-                for (int l = 0; l < B; l++) { float d = p[q * B + l] - mu[l]; part[l] += d * d; }
-            }
-            for (int l = 0; l < B; l++) s[l] += part[l];
-        }
-    }
+    lane_reduce<B>(x, n, cb, nb, plane, s, [mu](float v, int l) { float d = v - mu[l]; return d * d; });
 }
 
 template <int B>
