@@ -114,10 +114,12 @@ def one_round(cmds: dict[str, dict[int, list[str]]]) -> dict[str, dict[str, floa
 
 
 def verdict(frost: float, torch: float) -> str:
+    """The issue's goal on one efficiency: Frost >= GOAL (0.9) and >= PyTorch's."""
     return "PASS" if frost >= GOAL and frost >= torch else "FAIL"
 
 
 def main() -> None:
+    """Run the rounds and print the Markdown table, the goals and the per-step breakdown."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--steps", type=int, default=60)

@@ -20,6 +20,7 @@ class Divergent(Exception):
 
 
 def collective_name(op: T.Builtin) -> str:
+    """The source name of a warp-collective builtin (`shfl_xor`, `ldmatrix_x4`, ...) for messages."""
     if op.name == "k.shfl":
         return "shfl_down" if op.extra == "down" else "shfl_xor"
     if op.name == "k.ldmatrix":
@@ -28,6 +29,7 @@ def collective_name(op: T.Builtin) -> str:
 
 
 def is_collective(n) -> bool:
+    """Whether n is an operation all 32 lanes of a warp must execute together."""
     return is_shfl(n) or is_warp(n)
 
 
